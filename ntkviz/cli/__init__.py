@@ -1,0 +1,63 @@
+"""Headless command line: ``ntkviz <command> ...``.
+
+Each command lives in its own module ``ntkviz/cli/_<command>.py`` exposing
+``register(subparsers)``, which adds its parser and sets ``func`` to a
+``run(args) -> int``. Importing this package pulls in no Qt module; only the
+``gui`` command and the PNG/SVG branch of ``export`` import Qt, lazily.
+
+Exit codes: 0 success, 2 bad argument or unreadable input (one-line message on
+stderr), 1 unexpected failure.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("gui", "kernel", "spectrum", "gram", "stability", "export")
+
+
+class CliError(Exception):
+    """A user error: printed as one line on stderr, exit code 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are a single line and exit code 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ntkviz import __version__
+
+    parser = OneLineParser(
+        prog="ntkviz",
+        description="Explore neural tangent kernels: kernel curves, Mercer spectra, "
+        "CKN/NTK deformation stability and lazy training. "
+        "Without a command the desktop app starts.",
+    )
+    parser.add_argument("--version", action="version", version=f"ntkviz {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    for name in COMMANDS:
+        importlib.import_module(f"ntkviz.cli._{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    if not argv:
+        argv = ["gui"]
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (CliError, ValueError, OSError) as exc:
+        prog = f"ntkviz {args.command}" if args.command else "ntkviz"
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ntkviz: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,1 @@
+"""Everything Qt lives here (PySide6 + pyqtgraph)."""
