@@ -1,2 +1,205 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+"""Arc-cosine kernels κ0, κ1 and the two-layer ReLU NTK κ, with derivatives.
+
+Conventions (Bietti & Mairal 2019, eqs. (3)-(5); ``docs/spec.md`` §1.1), for a
+cosine u ∈ [-1, 1] between two points of the unit sphere:
+
+* κ0(u) = (π − arccos u)/π                       (= 2 E[1{wᵀx≥0} 1{wᵀx'≥0}])
+* κ1(u) = (√(1−u²) + u (π − arccos u))/π         (= 2 E[(wᵀx)₊ (wᵀx')₊])
+* κ(u)  = u κ0(u) + κ1(u), the NTK of f(x) = √(2/m) Σ_j v_j σ(w_jᵀx) with
+  N(0, 1) weights (NTK parameterisation, factor 2 = He normalisation), κ(1) = 2.
+
+Derivatives: κ0' = 1/(π√(1−u²)) (+inf at ±1), κ1' = κ0, κ' = 2κ0 + u κ0'
+(−inf at −1, +inf at +1). Infinite derivatives are returned as ±inf, never NaN.
+
+Numerics. Everything is written in the angles θ = arccos u and φ = π − θ,
+obtained from whichever of 1 − u, 1 + u is small (θ = 2 asin √((1−u)/2)), with
+1 − u² = (1 − u)(1 + u). κ1 near u = −1 is the tiny difference sin φ − φ cos φ
+= φ³/3 − φ⁵/30 + …, evaluated by its series for φ < 1 (the direct formula loses
+all relative accuracy there, e.g. κ1(−0.999999) = 3.0e−10); 1 − κ1 near u = 1
+is (δφ + θ − sin θ)/π with δ = 1 − u, again with a series for θ − sin θ. The
+same helpers serve the deep recursion (:mod:`ntkviz.core.deep`), which carries
+δ = 1 − ρ alongside every layer's cosine ρ.
+
+Front ends (:func:`kappa0`, …) take any shape (scalars give floats), clip
+rounding error outside [-1, 1] (``check_cosines``) and reject NaN or values
+further out. The compiled kernels (``*_kernel``) take 1-D float64 arrays.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ntkviz.core._validate import check_cosines
+
+__all__ = [
+    "kappa0", "kappa1", "kappa_ntk",
+    "kappa0_deriv", "kappa1_deriv", "kappa_ntk_deriv",
+    "arccos_kernel",
+]
+
+_PI = math.pi
+_INV_PI = 1.0 / math.pi
+_JIT = dict(nogil=True, cache=True, error_model="numpy")
+
+
+@njit(**_JIT)
+def _sin_minus_x_cos(x):
+    """sin x − x cos x = Σ_{n≥1} (−1)^{n+1} 2n x^{2n+1}/(2n+1)!, accurate for small x (series below 1)."""
+    if x >= 1.0:
+        return math.sin(x) - x * math.cos(x)
+    y = x * x
+    p = -3.9145882126782523e-19
+    p = p * y + 1.4797143443923793e-16
+    p = p * y - 4.498331606952833e-14
+    p = p * y + 1.0706029224547743e-11
+    p = p * y - 1.9270852604185937e-09
+    p = p * y + 2.505210838544172e-07
+    p = p * y - 2.2045855379188714e-05
+    p = p * y + 0.0011904761904761906
+    p = p * y - 0.03333333333333333
+    p = p * y + 0.3333333333333333
+    return p * y * x
+
+
+@njit(**_JIT)
+def _x_minus_sin(x):
+    """x − sin x = Σ_{n≥1} (−1)^{n+1} x^{2n+1}/(2n+1)!, accurate for small x (series below 1)."""
+    if x >= 1.0:
+        return x - math.sin(x)
+    y = x * x
+    p = -1.9572941063391263e-20
+    p = p * y + 8.22063524662433e-18
+    p = p * y - 2.8114572543455206e-15
+    p = p * y + 7.647163731819816e-13
+    p = p * y - 1.6059043836821613e-10
+    p = p * y + 2.505210838544172e-08
+    p = p * y - 2.7557319223985893e-06
+    p = p * y + 0.0001984126984126984
+    p = p * y - 0.008333333333333333
+    p = p * y + 0.16666666666666666
+    return p * y * x
+
+
+@njit(**_JIT)
+def relu_duals(rho, delta, eps):
+    """Arc-cosine quantities at a cosine given three ways.
+
+    Parameters
+    ----------
+    rho, delta, eps : float
+        The cosine ρ, δ = 1 − ρ and ε = 1 + ρ, each as accurate as the caller
+        has it (the deep recursion knows δ to full relative accuracy).
+
+    Returns
+    -------
+    k0, k1, dk0, ddk0, one_minus_k0, one_minus_k1 : float
+        κ0(ρ), κ1(ρ), κ0'(ρ), κ0''(ρ), 1 − κ0(ρ), 1 − κ1(ρ); κ0' and κ0'' are
+        ±inf at ρ = ±1.
+    """
+    if delta <= 0.5:
+        theta = 2.0 * math.asin(math.sqrt(0.5 * delta))
+        phi = _PI - theta
+        sin_t = math.sqrt(delta * (2.0 - delta))
+    elif eps <= 0.5:
+        phi = 2.0 * math.asin(math.sqrt(0.5 * eps))
+        theta = _PI - phi
+        sin_t = math.sqrt(eps * (2.0 - eps))
+    else:  # |ρ| < 1/2: both angles are >= π/3
+        theta = math.acos(rho)
+        phi = _PI - theta
+        sin_t = math.sqrt(delta * eps)
+    k0 = phi * _INV_PI
+    om_k0 = theta * _INV_PI
+    # sin φ = sin θ, cos φ = −ρ: κ1 = (sin φ − φ cos φ)/π
+    if phi < 1.0:
+        k1 = _sin_minus_x_cos(phi) * _INV_PI
+    else:
+        k1 = (sin_t + phi * rho) * _INV_PI
+    if theta < 1.0:
+        om_k1 = (delta * phi + _x_minus_sin(theta)) * _INV_PI
+    else:
+        om_k1 = (delta * phi + theta - sin_t) * _INV_PI
+    if sin_t > 0.0:
+        inv_s = 1.0 / sin_t
+        dk0 = inv_s * _INV_PI
+        ddk0 = rho * dk0 * inv_s * inv_s
+    else:
+        dk0 = math.inf
+        ddk0 = math.inf if rho > 0 else -math.inf
+    return k0, k1, dk0, ddk0, om_k0, om_k1
+
+
+@njit(**_JIT)
+def arccos_kernel(u, which, value, deriv):
+    """Fill ``value``/``deriv`` with κ0 (which=0), κ1 (1) or κ = uκ0 + κ1 (2).
+
+    ``u`` is a 1-D float64 array already clipped to [-1, 1].
+    """
+    for i in range(u.shape[0]):
+        x = u[i]
+        k0, k1, dk0, _, _, _ = relu_duals(x, 1.0 - x, 1.0 + x)
+        if which == 0:
+            value[i] = k0
+            deriv[i] = dk0
+        elif which == 1:
+            value[i] = k1
+            deriv[i] = k0
+        else:
+            value[i] = x * k0 + k1
+            if math.isinf(dk0):
+                deriv[i] = math.inf if x > 0 else -math.inf
+            else:
+                deriv[i] = 2.0 * k0 + x * dk0
+
+
+def flat_cosines(u, name: str = "u") -> tuple[np.ndarray, tuple]:
+    """Checked cosines as a contiguous 1-D float64 array, and the input's shape."""
+    shape = np.shape(u)
+    return np.ascontiguousarray(check_cosines(u, name).reshape(-1)), shape
+
+
+def shaped(shape: tuple, *arrays: np.ndarray):
+    """Reshape flat results to ``shape``; a scalar input gives floats."""
+    if shape == ():
+        return tuple(float(a[0]) for a in arrays)
+    return tuple(a.reshape(shape) for a in arrays)
+
+
+def _evaluate(u, which: int):
+    flat, shape = flat_cosines(u)
+    value = np.empty_like(flat)
+    deriv = np.empty_like(flat)
+    arccos_kernel(flat, which, value, deriv)
+    return shaped(shape, value, deriv)
+
+
+def kappa0(u):
+    """κ0(u) = (π − arccos u)/π, the degree-0 arc-cosine kernel (step features)."""
+    return _evaluate(u, 0)[0]
+
+
+def kappa1(u):
+    """κ1(u) = (√(1−u²) + u(π − arccos u))/π, the degree-1 arc-cosine kernel (ReLU features)."""
+    return _evaluate(u, 1)[0]
+
+
+def kappa_ntk(u):
+    """κ(u) = u κ0(u) + κ1(u), the two-layer ReLU NTK on the sphere (κ(1) = 2, paper eq. (5))."""
+    return _evaluate(u, 2)[0]
+
+
+def kappa0_deriv(u):
+    """κ0'(u) = 1/(π√(1−u²)); +inf at u = ±1."""
+    return _evaluate(u, 0)[1]
+
+
+def kappa1_deriv(u):
+    """κ1'(u) = κ0(u) (finite: 0 at −1, 1 at +1)."""
+    return _evaluate(u, 1)[1]
+
+
+def kappa_ntk_deriv(u):
+    """κ'(u) = 2κ0(u) + u κ0'(u); −inf at u = −1, +inf at u = +1."""
+    return _evaluate(u, 2)[1]

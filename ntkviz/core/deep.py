@@ -1,2 +1,150 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+"""Deep fully-connected NTK and NNGP of any activation, with their u-derivatives.
+
+Recursion (contracts §A; Bietti & Mairal 2019 eqs. (6)-(7) and Lemma 1 for
+ReLU without bias; Jacot et al. 2018 for the general dual-activation form).
+L is the number of weight layers (L − 1 hidden layers), β >= 0 the bias
+variance, k̂ the activation's dual maps (:mod:`ntkviz.core.activations`):
+
+    Σ_0 = u + β,  q_0 = 1 + β,  Θ_0 = Σ_0,
+    Σ_k = k̂(Σ_{k−1}; q_{k−1}) + β,  q_k = k̂(q_{k−1}; q_{k−1}) + β,
+    Θ_k = Σ_k + Θ_{k−1} k̂'(Σ_{k−1}; q_{k−1}),
+    NNGP_L = Σ_{L−1},  NTK_L = Θ_{L−1}.
+
+With ReLU and β = 0 this is ``docs/spec.md`` §1.2: NTK_L(1) = L (paper
+normalisation, un-normalised), NNGP_L(1) = 1, and NTK_2 = κ = uκ0 + κ1.
+``normalize=True`` divides by the value at u = 1 (the "1/L" variant for ReLU
+without bias).
+
+The derivative d/du is carried through the same loop by the chain rule:
+dΣ_k = k̂' dΣ_{k−1}, dΘ_k = dΣ_k + dΘ_{k−1} k̂' + Θ_{k−1} k̂'' dΣ_{k−1}, where
+k̂'' = ∂k̂'/∂s is infinite at correlation ±1 for ReLU (so the NTK's derivative
+is +inf at u = 1 and −inf at u = −1 without bias). A product with an exact
+zero factor counts as 0 (no NaN from 0·inf). For ReLU/step the loop also
+carries δ_k = 1 − ρ_k (ρ_k = Σ_k/q_k) to full relative accuracy, which keeps
+the derivatives accurate at u close to 1.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz.core.activations import ACTIVATIONS, dual_map, dual_tables
+from ntkviz.core.arccos import flat_cosines, shaped
+
+__all__ = ["deep_kernel", "deep_ntk", "deep_nngp", "MAX_DEPTH"]
+
+MAX_DEPTH = 50
+_JIT = dict(nogil=True, cache=True, error_model="numpy")
+
+
+@njit(**_JIT)
+def _prod3(a, b, c):
+    if a == 0.0 or b == 0.0 or c == 0.0:
+        return 0.0
+    return a * b * c
+
+
+@njit(**_JIT)
+def _add(a, b):
+    """a + b, with inf − inf (a kernel singular on both sides) resolved to b's sign."""
+    s = a + b
+    if s != s:
+        return b
+    return s
+
+
+@njit(**_JIT)
+def deep_recursion(u, beta, depth, ntk, kind, c, q, coef, ncoef, value, deriv):
+    """Fill ``value``/``deriv`` (1-D) with NTK_L (ntk=True) or NNGP_L and d/du.
+
+    ``u`` is a 1-D float64 array clipped to [-1, 1]; ``q, coef, ncoef`` come
+    from :func:`ntkviz.core.activations.dual_tables`.
+    """
+    for i in range(u.shape[0]):
+        x = u[i]
+        q0 = q[0]
+        sig = x + beta
+        dsig = 1.0
+        theta = sig
+        dtheta = 1.0
+        rho = sig / q0
+        delta = (1.0 - x) / q0
+        eps = (1.0 + x + 2.0 * beta) / q0
+        for k in range(depth - 1):
+            kk, kp, kpp, omk = dual_map(kind, c, coef, k, ncoef[k], q[k], rho, delta, eps)
+            new_sig = kk + beta
+            new_dsig = kp * dsig
+            if ntk:
+                new_theta = _add(new_sig, theta * kp if kp != 0.0 else 0.0)
+                term = _prod3(theta, kpp, dsig)
+                carried = dtheta * kp if kp != 0.0 else 0.0
+                dtheta = _add(_add(new_dsig, carried), term)
+                theta = new_theta
+            sig = new_sig
+            dsig = new_dsig
+            inv_q = 1.0 / q[k + 1]
+            rho = sig * inv_q
+            delta = omk * inv_q
+            eps = 1.0 + rho
+        if ntk:
+            value[i] = theta
+            deriv[i] = dtheta
+        else:
+            value[i] = sig
+            deriv[i] = dsig
+
+
+def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,
+                activation: str = "relu", normalize: bool = False):
+    """NTK_L or NNGP_L of a deep fully-connected network and its derivative in u.
+
+    Parameters
+    ----------
+    u : array_like
+        Cosines in [-1, 1] (rounding error outside is clipped).
+    depth : int
+        L, number of weight layers, 1..50 (L = 1: the linear kernel u + β).
+    ntk : bool
+        True for the NTK Θ_{L−1}, False for the NNGP Σ_{L−1}.
+    bias : float
+        Bias variance β >= 0 added at every layer.
+    activation : str
+        One of :data:`ntkviz.core.activations.ACTIVATIONS`.
+    normalize : bool
+        Divide value and derivative by the kernel's value at u = 1.
+
+    Returns
+    -------
+    value, derivative : ndarray (same shape as ``u``; floats for a scalar ``u``)
+        Derivative ±inf where infinite.
+    """
+    depth = check_int("depth", depth, 1, MAX_DEPTH)
+    bias = check_float("bias", bias, 0.0, 1e6)
+    check_choice("activation", activation, ACTIVATIONS)
+    flat, shape = flat_cosines(u)
+    t = dual_tables(activation, depth, bias)
+    value = np.empty_like(flat)
+    deriv = np.empty_like(flat)
+    deep_recursion(flat, bias, depth, bool(ntk), t.kind, t.c, t.q, t.coef, t.ncoef, value, deriv)
+    if normalize:
+        one = np.empty(1)
+        deep_recursion(np.ones(1), bias, depth, bool(ntk), t.kind, t.c, t.q, t.coef, t.ncoef,
+                       one, np.empty(1))
+        if not math.isfinite(one[0]) or one[0] == 0.0:
+            raise ValueError(f"normalize: the kernel's value at u = 1 is {one[0]}, cannot divide by it")
+        value /= one[0]
+        deriv /= one[0]
+    return shaped(shape, value, deriv)
+
+
+def deep_ntk(u, depth: int, bias: float = 0.0, activation: str = "relu", normalize: bool = False):
+    """NTK_L(u) and its derivative (see :func:`deep_kernel`); ReLU, β = 0: NTK_L(1) = L."""
+    return deep_kernel(u, depth, ntk=True, bias=bias, activation=activation, normalize=normalize)
+
+
+def deep_nngp(u, depth: int, bias: float = 0.0, activation: str = "relu", normalize: bool = False):
+    """NNGP_L(u) = Σ_{L−1} and its derivative (see :func:`deep_kernel`); ReLU: κ1^{∘(L−1)}."""
+    return deep_kernel(u, depth, ntk=False, bias=bias, activation=activation, normalize=normalize)

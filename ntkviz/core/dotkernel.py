@@ -1,2 +1,120 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+"""One front end for every dot-product kernel κ(u) on the sphere.
+
+A :class:`KernelSpec` names a kernel; :func:`evaluate_kernel` returns its value
+and derivative d/du at cosines u. Conventions (contracts §A, ``docs/spec.md``
+§1): paper normalisation (NTK parameterisation with c_σ = 1/E[σ(z)²], ReLU
+c = 2), so the deep ReLU NTK has NTK_L(1) = L and NNGP_L(1) = 1;
+``normalize=True`` divides by the value at u = 1 (for ReLU without bias the
+"1/L" NTK). Kernels:
+
+* ``arccos0`` κ0(u) = (π − arccos u)/π and ``arccos1`` κ1(u) (single dual maps:
+  depth 2, bias 0, relu only);
+* ``ntk`` NTK_L and ``nngp`` NNGP_L of an L-layer fully-connected network
+  (depth 2..50, any activation, bias variance β >= 0), by the recursion of
+  :mod:`ntkviz.core.deep`. ``ntk`` at depth 2 with relu is κ = uκ0 + κ1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz.core.activations import ACTIVATIONS
+from ntkviz.core.arccos import arccos_kernel, flat_cosines
+from ntkviz.core.deep import MAX_DEPTH, deep_kernel
+
+__all__ = ["KernelSpec", "KERNEL_NAMES", "ACTIVATIONS", "evaluate_kernel", "kernel_at_one",
+           "MAX_BIAS"]
+
+KERNEL_NAMES: tuple[str, ...] = ("arccos0", "arccos1", "ntk", "nngp")
+#: largest accepted bias variance β
+MAX_BIAS = 100.0
+
+_LABELS = {"arccos0": "κ0 (arc-cosine 0)", "arccos1": "κ1 (arc-cosine 1)", "ntk": "NTK", "nngp": "NNGP"}
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A dot-product kernel on the sphere.
+
+    Attributes
+    ----------
+    name : str
+        ``arccos0`` | ``arccos1`` | ``ntk`` | ``nngp``.
+    depth : int
+        L, the number of weight layers, 2..50 (arccos kernels: 2).
+    bias : float
+        β >= 0, variance of the bias added at every layer (arccos kernels: 0).
+    activation : str
+        One of :data:`ACTIVATIONS` (arccos kernels: relu).
+    normalize : bool
+        Divide by the kernel's value at u = 1.
+    """
+
+    name: str = "ntk"
+    depth: int = 2
+    bias: float = 0.0
+    activation: str = "relu"
+    normalize: bool = False
+
+    def validated(self) -> "KernelSpec":
+        """This spec with normalised field types; ``ValueError`` naming a bad field and its range."""
+        name = check_choice("name", self.name, KERNEL_NAMES)
+        depth = check_int("depth", self.depth, 2, MAX_DEPTH)
+        bias = check_float("bias", self.bias, 0.0, MAX_BIAS)
+        activation = check_choice("activation", self.activation, ACTIVATIONS)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise ValueError(f"normalize must be True or False, got {self.normalize!r}")
+        if name.startswith("arccos"):
+            if depth != 2:
+                raise ValueError(f"depth must be 2 for {name} (a single dual map), got {depth}")
+            if bias != 0.0:
+                raise ValueError(f"bias must be 0 for {name}, got {bias!r}")
+            if activation != "relu":
+                raise ValueError(f"activation must be relu for {name}, got {activation!r}")
+        if name == "ntk" and self.normalize and activation == "step":
+            raise ValueError("normalize is undefined for the step-activation NTK "
+                             "(σ' is a Dirac delta: the NTK is infinite at u = 1)")
+        return KernelSpec(name, depth, bias, activation, bool(self.normalize))
+
+    def replace(self, **changes) -> "KernelSpec":
+        """A copy with some fields changed (not validated)."""
+        return replace(self, **changes)
+
+    @property
+    def label(self) -> str:
+        """Legend text, e.g. ``"NTK L=3 (relu)"``."""
+        if self.name.startswith("arccos"):
+            text = _LABELS.get(self.name, self.name)
+        else:
+            text = f"{_LABELS.get(self.name, self.name)} L={self.depth} ({self.activation})"
+            if self.bias:
+                text += f" β={self.bias:g}"
+        if self.normalize and not self.name.startswith("arccos"):
+            text += " /κ(1)"
+        return text
+
+
+def evaluate_kernel(spec: KernelSpec, u) -> tuple[np.ndarray, np.ndarray]:
+    """Value κ(u) and derivative κ'(u) of the kernel ``spec`` at cosines ``u``.
+
+    ``u`` may have any shape (the outputs have the same shape; a scalar gives 0-d arrays); values outside
+    [-1, 1] by more than rounding, or NaN, raise ``ValueError``. Infinite
+    derivatives are ±inf (e.g. the ReLU NTK at u = ±1), never NaN.
+    """
+    spec = spec.validated()
+    flat, shape = flat_cosines(u)
+    if spec.name.startswith("arccos"):
+        value = np.empty_like(flat)
+        deriv = np.empty_like(flat)
+        arccos_kernel(flat, 0 if spec.name == "arccos0" else 1, value, deriv)
+    else:
+        value, deriv = deep_kernel(flat, spec.depth, ntk=spec.name == "ntk", bias=spec.bias,
+                           activation=spec.activation, normalize=spec.normalize)
+    return tuple(np.asarray(a).reshape(shape) for a in (value, deriv))
+
+
+def kernel_at_one(spec: KernelSpec) -> float:
+    """κ(1) for ``spec`` (1 when normalised; ReLU without bias: NTK L, NNGP 1; step NTK: inf)."""
+    return float(evaluate_kernel(spec, 1.0)[0])

@@ -1,2 +1,772 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+r"""Lazy training of a two-layer ReLU network (Chizat, Oyallon & Bach, NeurIPS 2019).
+
+Teacher–student regression on the sphere :math:`S^{d-1}` (the circle by default)
+with a two-layer ReLU student, trained at output scale :math:`\alpha`, in
+lock-step with its linearisation at initialisation and with two closed-form
+kernel gradient flows (the empirical tangent kernel at initialisation and the
+infinite-width NTK). ``docs/spec.md`` §8.
+
+Conventions
+-----------
+Student
+    :math:`f(x; a, B) = s \sum_{j=1}^m a_j \,\sigma(b_j\cdot x)`, :math:`\sigma(z)=\max(z,0)`,
+    :math:`s = 1` (the paper's set-up) or :math:`s = 1/\sqrt m` (``ntk_scaling=True``).
+    Both layers are trained. :math:`\sigma'(z) = 1\{z > 0\}`.
+Initialisation
+    ``init="symmetric"`` (default, the paper's): :math:`a_j, b_j \sim \mathcal N(0, 1)`
+    for :math:`j < m/2`, then :math:`b_{j+m/2} = b_j`, :math:`a_{j+m/2} = -a_j`
+    (``m`` must be even). The forward pass sums the neurons in the pairs
+    :math:`(j, j+m/2)`, so :math:`f(w_0) = 0` *exactly* in floating point.
+    ``init="centered"``: all weights i.i.d. :math:`\mathcal N(0, 1)` and the model is
+    centred, :math:`h = f - f(w_0)` (the other way to get :math:`\alpha h(w_0) = 0`).
+    With the symmetrised initialisation the second-order term of :math:`h` around
+    :math:`w_0` cancels within each pair, so the net–linearised gap decays like
+    :math:`1/\alpha^2` there, faster than the :math:`O(1/\alpha)` of Chizat et al.
+    Thm 2.2 (which the centred initialisation attains).
+Scaled objective (spec §8)
+    The trained model is :math:`h(w) = f(w) - f(w_0)` and gradient descent runs on
+    :math:`F_\alpha(w) = \alpha^{-2}\,\frac{1}{2n}\sum_i (\alpha h(w; x_i) - y_i)^2`
+    with the **same step size** ``lr`` for every :math:`\alpha` (the Hessian of
+    :math:`F_\alpha` at :math:`w_0` does not depend on :math:`\alpha`); time is
+    :math:`t = \text{lr}\cdot\text{step}`. Far from :math:`w_0` the curvature of
+    :math:`F_\alpha` grows like :math:`1/\alpha`, so small :math:`\alpha` needs a small
+    step (about ``lr`` ≤ α/2 for the paper's set-up): too large a step is reported
+    as divergence. Reported losses are those of the
+    predictor :math:`\alpha h`: :math:`\frac{1}{2n}\sum_i(\alpha h(x_i) - y_i)^2`.
+α ↔ τ
+    :math:`f` is 2-homogeneous in its weights, so :math:`\alpha f(w) = f(\tau w)` with
+    :math:`\alpha = \tau^2`: training :math:`\alpha h` from a unit-variance
+    initialisation is plain gradient descent on :math:`\frac{1}{2n}\sum(f(w)-y)^2`
+    from weights :math:`\mathcal N(0, \tau^2)` (the paper's τ experiments), through
+    :math:`w_\tau = \tau\, w_\alpha`, with step ``lr``/α in the τ-parameterisation
+    (and the same trajectories under gradient flow, time rescaled by α). The weights held here are the
+    :math:`\alpha`-parameterisation (unit initialisation), so
+    :math:`\|w(t) - w_0\| = O(1/\alpha)` (Chizat et al. Thm 2.2); in the
+    :math:`\tau`-parameterisation the same quantity is :math:`\tau` times larger.
+    Neuron positions are reported in the paper's :math:`\tau`-parameterisation:
+    :math:`p_j = s\,|a^\tau_j|\, b^\tau_j = \alpha\, s\, |a_j|\, b_j`, the
+    same units as the teacher neurons (:math:`\|a^*_k b^*_k\| = 1`).
+Teacher
+    :math:`y(x) = \sum_{k\le m_0} a^*_k\,\sigma(b^*_k\cdot x)` with
+    :math:`\|b^*_k\| = 1`, :math:`a^*_k = \pm 1` (random signs), inputs uniform on
+    the sphere.
+Linearisation
+    :math:`\bar h(w) = Dh(w_0)(w - w_0)`, trained by gradient descent on
+    :math:`\alpha^{-2}\frac1{2n}\sum(\alpha\bar h - y)^2` with the same step.
+    Its predictor :math:`\alpha\bar h(\bar w_k)` does not depend on
+    :math:`\alpha`: it is kernel gradient *descent* with the empirical tangent
+    kernel :math:`K_0 = Dh(w_0)Dh(w_0)^\top`.
+Kernel gradient flows
+    :math:`u'(t) = -\frac1n K(u - y)`, :math:`u(0) = 0`, solved in closed form
+    by :func:`make_flow` (one eigendecomposition, then cheap ``predict(t)``), with
+    :math:`K = K_0` and with the infinite-width NTK
+    :math:`\mathbb E K_0(x, x') = \frac{m s^2}{2}\,\kappa(x\cdot x')`, where
+    :math:`\kappa(u) = u\kappa_0(u) + \kappa_1(u)` is spec §1.1 (so
+    :math:`\kappa/2` with ``ntk_scaling``).
+Metrics per frame (see :data:`METRICS`)
+    train/test loss of the net, the linearisation and the two kernel flows;
+    :math:`\|w(t) - w_0\|` (α-parameterisation) and its relative value;
+    the gap :math:`(\text{mean}_\text{test}(\alpha h(w_t) - \alpha\bar h(\bar w_t))^2)^{1/2}`
+    and the same RMS on the training inputs. (ReLU is not smooth: where a kink
+    :math:`b_j\cdot x = 0` crosses a test input the gap there is O(1) on a set of
+    measure O(1/α); on the finitely many training inputs such flips stop for
+    large α and the smooth-theory rates appear);
+    the kernel drift :math:`\|K_t - K_0\|_F / \|K_0\|_F` of the empirical tangent
+    kernel on the training inputs; the share of (training input, neuron) pairs
+    whose ReLU pattern :math:`1\{b_j\cdot x_i > 0\}` differs from initialisation.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Callable, Iterator
+
+import numpy as np
+from numba import njit
+
+from ntkviz.core._validate import check_choice, check_float, check_int
+
+__all__ = [
+    "TrainConfig",
+    "TrainSetup",
+    "TrainFrame",
+    "TrainProgress",
+    "TrainResult",
+    "METRICS",
+    "INITS",
+    "alpha_from_tau",
+    "tau_from_alpha",
+    "make_setup",
+    "make_flow",
+    "student_output",
+    "linearized_output",
+    "tangent_kernel",
+    "objective_and_gradient",
+    "train_frames",
+    "train",
+]
+
+#: number of angles of the display grid on the circle (the great circle in the (e1, e2) plane)
+GRID_POINTS = 256
+#: number of random test points on S^{d-1} used for the test loss when d > 2 (d = 2 uses the grid)
+TEST_POINTS = 500
+#: a run is declared diverged when a train loss exceeds this multiple of the initial loss
+DIVERGENCE_FACTOR = 1e6
+#: at most this many gradient steps per numba call (cancellation granularity)
+CHUNK_STEPS = 2000
+#: initialisations: paired neurons (f(w0) = 0 exactly) or i.i.d. with the model centred
+INITS = ("symmetric", "centered")
+
+#: per-frame scalar metrics: name -> description (CSV columns, plot legends)
+METRICS: dict[str, str] = {
+    "train_loss": "train loss of the net, (1/2n) sum (alpha h - y)^2",
+    "test_loss": "test loss of the net, (1/2) mean (alpha h - y)^2",
+    "linear_train_loss": "train loss of the linearised model",
+    "linear_test_loss": "test loss of the linearised model",
+    "kernel_test_loss": "test loss of the kernel flow with the empirical tangent kernel K0",
+    "ntk_test_loss": "test loss of the kernel flow with the infinite-width NTK",
+    "displacement": "||w(t) - w0|| (alpha-parameterisation, unit init)",
+    "relative_displacement": "||w(t) - w0|| / ||w0|| (same in the tau-parameterisation)",
+    "linear_displacement": "||wbar(t) - w0|| of the linearised model",
+    "gap": "RMS over test inputs of alpha h(w_t) - alpha hbar(wbar_t)",
+    "train_gap": "RMS over train inputs of alpha h(w_t) - alpha hbar(wbar_t)",
+    "kernel_drift": "||K_t - K_0||_F / ||K_0||_F, empirical tangent kernel on the train inputs",
+    "flip_share": "share of (train input, neuron) ReLU patterns changed since init",
+}
+
+
+def tau_from_alpha(alpha: float) -> float:
+    """Initialisation scale τ equivalent to output scale α for the 2-homogeneous net: τ = √α."""
+    return math.sqrt(alpha)
+
+
+def alpha_from_tau(tau: float) -> float:
+    """Output scale α equivalent to initialisation std τ (2-homogeneous net): α = τ²."""
+    return tau * tau
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Parameters of one lazy-training run (every random draw follows from ``seed``).
+
+    Attributes
+    ----------
+    alpha : output scale α (= τ², τ the equivalent initialisation std), in [1e-4, 1e6].
+    width : student width m, even, in [2, 65536] (symmetrised initialisation).
+    samples : number n of training inputs, in [1, 2000].
+    teacher : teacher size m0, in [1, 64].
+    lr : gradient-descent step size, the same for every α, in (0, 1e3].
+    steps : number of gradient steps, in [1, 10^6].
+    frames : number of recorded frames after the initial one, in [1, 2000].
+    seed : seed of the teacher, the data and the initialisation (α-independent).
+    dim : input dimension d (inputs on S^{d-1}), in [2, 100].
+    ntk_scaling : multiply the student by 1/√m (NTK parameterisation).
+    log_time : record frames at log-spaced steps (else evenly spaced).
+    init : "symmetric" (f(w0) = 0 exactly) or "centered" (i.i.d. weights, h = f − f(w0)).
+    """
+
+    alpha: float = 1.0
+    width: int = 50
+    samples: int = 15
+    teacher: int = 3
+    lr: float = 0.01
+    steps: int = 5000
+    frames: int = 120
+    seed: int = 0
+    dim: int = 2
+    ntk_scaling: bool = False
+    log_time: bool = True
+    init: str = "symmetric"
+
+    def validated(self) -> "TrainConfig":
+        """Return a copy with normalised types; raise ``ValueError`` naming a bad field."""
+        width = check_int("width", self.width, 2, 65536)
+        if width % 2:
+            raise ValueError(f"width must be even (symmetrised initialisation), got {width}")
+        lr = check_float("lr", self.lr, 0.0, 1e3)
+        if lr <= 0.0:
+            raise ValueError(f"lr must be a finite number in (0, 1000], got {lr!r}")
+        return TrainConfig(
+            alpha=check_float("alpha", self.alpha, 1e-4, 1e6),
+            width=width,
+            samples=check_int("samples", self.samples, 1, 2000),
+            teacher=check_int("teacher", self.teacher, 1, 64),
+            lr=lr,
+            steps=check_int("steps", self.steps, 1, 1_000_000),
+            frames=check_int("frames", self.frames, 1, 2000),
+            seed=check_int("seed", self.seed, 0, 2**32 - 1),
+            dim=check_int("dim", self.dim, 2, 100),
+            ntk_scaling=bool(self.ntk_scaling),
+            log_time=bool(self.log_time),
+            init=check_choice("init", self.init, INITS),
+        )
+
+    @property
+    def tau(self) -> float:
+        """Equivalent initialisation std τ = √α."""
+        return tau_from_alpha(self.alpha)
+
+    @property
+    def scale(self) -> float:
+        """Output factor s: 1/√m with ``ntk_scaling``, else 1."""
+        return 1.0 / math.sqrt(self.width) if self.ntk_scaling else 1.0
+
+    def frame_steps(self) -> np.ndarray:
+        """Sorted distinct steps at which frames are recorded (always 0 and ``steps``)."""
+        if self.log_time:
+            raw = np.geomspace(1.0, self.steps, self.frames)
+        else:
+            raw = np.linspace(0.0, self.steps, self.frames + 1)
+        return np.unique(np.concatenate([[0], np.rint(raw).astype(np.int64), [self.steps]]))
+
+
+# ----------------------------------------------------------------------------- numba kernels
+@njit(nogil=True, cache=True)
+def _preactivations(B, X, Z):
+    """Z[j, i] = b_j · x_i."""
+    m, d = B.shape
+    n = X.shape[0]
+    for j in range(m):
+        for i in range(n):
+            acc = 0.0
+            for k in range(d):
+                acc += B[j, k] * X[i, k]
+            Z[j, i] = acc
+
+
+@njit(nogil=True, cache=True)
+def _net_from_preactivations(a, Z, scale, out):
+    """out[i] = s Σ_j a_j σ(Z[j, i]), summed over the pairs (j, j + m/2) so f(w0) = 0 exactly."""
+    m = a.shape[0]
+    half = m // 2
+    for i in range(Z.shape[1]):
+        acc = 0.0
+        for j in range(half):
+            acc += a[j] * max(Z[j, i], 0.0) + a[j + half] * max(Z[j + half, i], 0.0)
+        out[i] = scale * acc
+
+
+@njit(nogil=True, cache=True)
+def _net_gradient(a, Z, X, r, coef, ga, gB):
+    """ga_j = coef Σ_i r_i σ(z_ji);  gB_j = coef a_j Σ_i r_i 1{z_ji > 0} x_i."""
+    m = a.shape[0]
+    n, d = X.shape
+    for j in range(m):
+        sa = 0.0
+        for k in range(d):
+            gB[j, k] = 0.0
+        for i in range(n):
+            z = Z[j, i]
+            if z > 0.0:
+                sa += r[i] * z
+                w = coef * a[j] * r[i]
+                for k in range(d):
+                    gB[j, k] += w * X[i, k]
+        ga[j] = coef * sa
+
+
+@njit(nogil=True, cache=True)
+def _linear_from_features(a0, Z0, X, da, dB, scale, out):
+    """out[i] = s Σ_j [da_j σ(z0_ji) + a0_j 1{z0_ji > 0} dB_j · x_i] (= Dh(w0)·(w − w0))."""
+    m = a0.shape[0]
+    n, d = X.shape
+    for i in range(n):
+        acc = 0.0
+        for j in range(m):
+            z = Z0[j, i]
+            if z > 0.0:
+                dot = 0.0
+                for k in range(d):
+                    dot += dB[j, k] * X[i, k]
+                acc += da[j] * z + a0[j] * dot
+        out[i] = scale * acc
+
+
+@njit(nogil=True, cache=True)
+def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_limit):
+    """Run ``nsteps`` gradient steps of the net (a, B) and of the linearisation (da, dB) in place.
+
+    Returns ``(steps_done, code)``; code 0 = fine, 1 = net diverged, 2 = linearisation
+    diverged (train loss not finite or above ``loss_limit``, checked before each step).
+    """
+    m, d = B.shape
+    n = X.shape[0]
+    Z = np.empty((m, n))
+    h = np.empty(n)
+    r = np.empty(n)
+    hl = np.empty(n)
+    rl = np.empty(n)
+    ga = np.empty(m)
+    gB = np.empty((m, d))
+    coef = lr * scale / (alpha * n)  # lr · α^{-1} · (1/n) · s
+    for step in range(nsteps):
+        _preactivations(B, X, Z)
+        _net_from_preactivations(a, Z, scale, h)
+        _linear_from_features(a0, Z0, X, da, dB, scale, hl)
+        loss = 0.0
+        loss_lin = 0.0
+        for i in range(n):
+            r[i] = alpha * (h[i] - f0[i]) - y[i]
+            rl[i] = alpha * hl[i] - y[i]
+            loss += r[i] * r[i]
+            loss_lin += rl[i] * rl[i]
+        loss *= 0.5 / n
+        loss_lin *= 0.5 / n
+        if not (loss <= loss_limit):  # also catches NaN
+            return step, 1
+        if not (loss_lin <= loss_limit):
+            return step, 2
+        _net_gradient(a, Z, X, r, coef, ga, gB)
+        for j in range(m):
+            a[j] -= ga[j]
+            for k in range(d):
+                B[j, k] -= gB[j, k]
+        _net_gradient(a0, Z0, X, rl, coef, ga, gB)
+        for j in range(m):
+            da[j] -= ga[j]
+            for k in range(d):
+                dB[j, k] -= gB[j, k]
+    return nsteps, 0
+
+
+@njit(nogil=True, cache=True)
+def _tangent_kernel(a, B, X1, X2, scale):
+    """K[i, k] = s² Σ_j [σ(z_ji) σ(z_jk) + a_j² 1{z_ji>0} 1{z_jk>0} x_i·x_k]."""
+    m, d = B.shape
+    n1 = X1.shape[0]
+    n2 = X2.shape[0]
+    Z1 = np.empty((m, n1))
+    Z2 = np.empty((m, n2))
+    _preactivations(B, X1, Z1)
+    _preactivations(B, X2, Z2)
+    outer = np.zeros((n1, n2))  # Σ_j σ(z_ji) σ(z_jk)
+    both = np.zeros((n1, n2))  # Σ_j a_j² 1{z_ji > 0} 1{z_jk > 0}
+    for j in range(m):  # neuron-outer: rows of Z1, Z2 are contiguous, K stays in cache
+        a2 = a[j] * a[j]
+        for i in range(n1):
+            z1 = Z1[j, i]
+            if z1 > 0.0:
+                for k in range(n2):
+                    z2 = Z2[j, k]
+                    if z2 > 0.0:
+                        outer[i, k] += z1 * z2
+                        both[i, k] += a2
+    K = np.empty((n1, n2))
+    for i in range(n1):
+        for k in range(n2):
+            xx = 0.0
+            for c in range(d):
+                xx += X1[i, c] * X2[k, c]
+            K[i, k] = scale * scale * (outer[i, k] + both[i, k] * xx)
+    return K
+
+
+# ------------------------------------------------------------------ thin Python wrappers
+def _c(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def student_output(a, B, X, scale: float = 1.0) -> np.ndarray:
+    """f(x_i) = s Σ_j a_j σ(b_j·x_i) for each row of ``X`` (pairs summed, see module doc).
+
+    ``a`` (m,), ``B`` (m, d), ``X`` (n, d); m even.
+    """
+    a, B, X = _c(a), _c(B), _c(X)
+    Z = np.empty((B.shape[0], X.shape[0]))
+    _preactivations(B, X, Z)
+    out = np.empty(X.shape[0])
+    _net_from_preactivations(a, Z, float(scale), out)
+    return out
+
+
+def linearized_output(a0, B0, da, dB, X, scale: float = 1.0) -> np.ndarray:
+    """Dh(w0)·(w − w0) at the rows of ``X``, with w − w0 = (da, dB)."""
+    a0, B0, da, dB, X = _c(a0), _c(B0), _c(da), _c(dB), _c(X)
+    Z0 = np.empty((B0.shape[0], X.shape[0]))
+    _preactivations(B0, X, Z0)
+    out = np.empty(X.shape[0])
+    _linear_from_features(a0, Z0, X, da, dB, float(scale), out)
+    return out
+
+
+def tangent_kernel(a, B, X1, X2=None, scale: float = 1.0) -> np.ndarray:
+    """Empirical tangent kernel Dh(w)(x1) · Dh(w)(x2) over all weights (a and B), shape (n1, n2)."""
+    X1 = _c(X1)
+    X2 = X1 if X2 is None else _c(X2)
+    return _tangent_kernel(_c(a), _c(B), X1, X2, float(scale))
+
+
+def objective_and_gradient(a, B, X, y, alpha: float, scale: float = 1.0, f0=None):
+    """F_α(w) = α^{-2} (1/2n) Σ (α(f(w; x_i) − f0_i) − y_i)² and its gradient (∂a, ∂B).
+
+    Used by :func:`train_frames` (through the same numba kernels) and checked
+    against finite differences by the tests.
+    """
+    a, B, X, y = _c(a), _c(B), _c(X), _c(y)
+    n = X.shape[0]
+    f0 = np.zeros(n) if f0 is None else _c(f0)
+    Z = np.empty((B.shape[0], n))
+    _preactivations(B, X, Z)
+    h = np.empty(n)
+    _net_from_preactivations(a, Z, float(scale), h)
+    r = alpha * (h - f0) - y
+    ga = np.empty_like(a)
+    gB = np.empty_like(B)
+    _net_gradient(a, Z, X, r, float(scale) / (alpha * n), ga, gB)
+    return float(0.5 / n * np.dot(r, r) / alpha**2), ga, gB
+
+
+# ------------------------------------------------------------------------- kernel flows
+def make_flow(kernel_train, targets, kernel_cross=None, *, lr: float | None = None):
+    r"""Closed-form kernel regression dynamics; returns ``predict(t) -> (u_train, u_cross)``.
+
+    Solves :math:`u'(t) = -\frac1n K (u - y)`, :math:`u(0) = 0` (gradient flow of
+    :math:`\frac1{2n}\|u-y\|^2` in the RKHS of ``kernel_train`` = K, n×n), so
+    :math:`u(t) = V(1 - e^{-\Lambda t/n})V^\top y` on the training inputs and
+    :math:`K_\times V\,\mathrm{diag}\big((1-e^{-\lambda t/n})/\lambda\big)V^\top y`
+    at the inputs of ``kernel_cross`` (n_cross×n). One eigendecomposition here;
+    each ``predict(t)`` costs O(n² + n_cross·n). With ``lr``, the discrete kernel
+    gradient *descent* :math:`u_{k+1} = u_k - \frac{lr}n K(u_k - y)` is returned
+    instead, with ``t = lr·k`` (k is rounded to an integer). Eigenvalues below
+    ``n·λ_max·1e-13`` are treated as 0 (their components never move). As t → ∞
+    the flow tends to kernel ("ridgeless") regression :math:`K_\times K^{+} y`.
+    """
+    K = _c(kernel_train)
+    y = _c(targets)
+    n = K.shape[0]
+    if K.shape != (n, n) or y.shape != (n,):
+        raise ValueError(f"kernel_train must be (n, n) and targets (n,), got {K.shape} and {y.shape}")
+    lam, V = np.linalg.eigh(0.5 * (K + K.T))
+    tol = max(lam.max(initial=0.0), 0.0) * n * 1e-13
+    live = lam > tol
+    lam = np.where(live, lam, 1.0)
+    coeff = V.T @ y
+    cross = None if kernel_cross is None else _c(kernel_cross) @ V
+
+    def predict(t: float):
+        if lr is None:
+            decay = np.exp(-lam * (t / n))
+        else:
+            decay = (1.0 - lr * lam / n) ** int(round(t / lr))
+        done = np.where(live, 1.0 - decay, 0.0)
+        u_train = V @ (done * coeff)
+        u_cross = None if cross is None else cross @ (done / lam * coeff)
+        return u_train, u_cross
+
+    return predict
+
+
+def _infinite_ntk(X1, X2, width: int, scale: float) -> np.ndarray:
+    """E K0 = (m s²/2) κ(x·x') on the unit sphere, κ the two-layer ReLU NTK of spec §1.1."""
+    from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+
+    u = np.clip(X1 @ X2.T, -1.0, 1.0)
+    value, _ = evaluate_kernel(KernelSpec("ntk"), u.ravel())
+    return 0.5 * width * scale * scale * np.asarray(value).reshape(u.shape)
+
+
+# --------------------------------------------------------------------------- set-up
+def _sphere(rng, count: int, dim: int) -> np.ndarray:
+    x = rng.standard_normal((count, dim))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+@dataclass(frozen=True, eq=False)
+class TrainSetup:
+    """Everything fixed during a run (α-independent except ``config``); arrays read-only.
+
+    ``X_eval`` = display grid (``GRID_POINTS`` angles θ, x = (cos θ, sin θ, 0, …))
+    followed, when d > 2, by ``TEST_POINTS`` uniform test inputs; ``test`` is the
+    slice of ``X_eval`` used for test losses and the gap (the grid itself when d = 2).
+    """
+
+    config: TrainConfig
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_eval: np.ndarray
+    y_eval: np.ndarray
+    grid_angles: np.ndarray
+    test: slice
+    teacher_a: np.ndarray
+    teacher_B: np.ndarray
+    a0: np.ndarray
+    B0: np.ndarray
+    f0_train: np.ndarray
+    f0_eval: np.ndarray
+    K0: np.ndarray
+    K0_eval: np.ndarray
+    ntk: np.ndarray
+    ntk_eval: np.ndarray
+    kernel_flow: Callable = field(repr=False)
+    ntk_flow: Callable = field(repr=False)
+    initial_loss: float = 0.0
+    lr_limit: float = math.inf
+
+    @property
+    def grid(self) -> slice:
+        return slice(0, GRID_POINTS)
+
+    @property
+    def y_grid(self) -> np.ndarray:
+        """Teacher on the display grid."""
+        return self.y_eval[: GRID_POINTS]
+
+    @property
+    def teacher_positions(self) -> np.ndarray:
+        """Teacher neurons |a*_k| b*_k in the (e1, e2) plane (unit norm when d = 2), shape (m0, 2)."""
+        return np.abs(self.teacher_a)[:, None] * self.teacher_B[:, :2]
+
+    @property
+    def train_angles(self) -> np.ndarray:
+        """Angle of each training input in the (e1, e2) plane."""
+        return np.arctan2(self.X_train[:, 1], self.X_train[:, 0]) % (2 * np.pi)
+
+
+def _readonly(*arrays):
+    for arr in arrays:
+        arr.setflags(write=False)
+
+
+def make_setup(config: TrainConfig) -> TrainSetup:
+    """Draw teacher, data and symmetrised initialisation from ``config.seed``; build K0, the NTK
+    and their flows (one eigendecomposition each)."""
+    cfg = config.validated()
+    rng = np.random.default_rng(cfg.seed)
+    d, m, n = cfg.dim, cfg.width, cfg.samples
+    teacher_B = _sphere(rng, cfg.teacher, d)
+    teacher_a = np.where(rng.standard_normal(cfg.teacher) >= 0.0, 1.0, -1.0)
+    X_train = _sphere(rng, n, d)
+    theta = np.linspace(0.0, 2 * np.pi, GRID_POINTS, endpoint=False)
+    grid = np.zeros((GRID_POINTS, d))
+    grid[:, 0], grid[:, 1] = np.cos(theta), np.sin(theta)
+    if d == 2:
+        X_eval, test = grid, slice(0, GRID_POINTS)
+    else:
+        X_eval = np.vstack([grid, _sphere(rng, TEST_POINTS, d)])
+        test = slice(GRID_POINTS, GRID_POINTS + TEST_POINTS)
+    if cfg.init == "symmetric":
+        half_a = rng.standard_normal(m // 2)
+        half_B = rng.standard_normal((m // 2, d))
+        a0 = np.concatenate([half_a, -half_a])
+        B0 = np.vstack([half_B, half_B])
+    else:
+        a0 = rng.standard_normal(m)
+        B0 = rng.standard_normal((m, d))
+    # the teacher is not symmetrised: evaluate it directly (any m0, no pair ordering)
+    y_train = np.maximum(X_train @ teacher_B.T, 0.0) @ teacher_a
+    y_eval = np.maximum(X_eval @ teacher_B.T, 0.0) @ teacher_a
+    s = cfg.scale
+    f0_train = student_output(a0, B0, X_train, s)
+    f0_eval = student_output(a0, B0, X_eval, s)
+    K0 = tangent_kernel(a0, B0, X_train, None, s)
+    K0_eval = tangent_kernel(a0, B0, X_eval, X_train, s)
+    ntk = _infinite_ntk(X_train, X_train, m, s)
+    ntk_eval = _infinite_ntk(X_eval, X_train, m, s)
+    lam_max = float(np.linalg.eigvalsh(K0).max())
+    initial_loss = 0.5 * float(np.dot(y_train, y_train)) / n
+    _readonly(X_train, y_train, X_eval, y_eval, theta, teacher_a, teacher_B, a0, B0, f0_train,
+              f0_eval, K0, K0_eval, ntk, ntk_eval)
+    return TrainSetup(
+        config=cfg, X_train=X_train, y_train=y_train, X_eval=X_eval, y_eval=y_eval,
+        grid_angles=theta, test=test, teacher_a=teacher_a, teacher_B=teacher_B, a0=a0, B0=B0,
+        f0_train=f0_train, f0_eval=f0_eval, K0=K0, K0_eval=K0_eval, ntk=ntk, ntk_eval=ntk_eval,
+        kernel_flow=make_flow(K0, y_train, K0_eval), ntk_flow=make_flow(ntk, y_train, ntk_eval),
+        initial_loss=initial_loss, lr_limit=2.0 * n / lam_max if lam_max > 0 else math.inf,
+    )
+
+
+# --------------------------------------------------------------------------- frames
+@dataclass(frozen=True, eq=False)
+class TrainFrame:
+    """One recorded instant. Curves are on the display grid (``setup.grid_angles``).
+
+    ``neurons`` (m, 2): p_j = α s |a_j| b_j (first two coordinates; τ-parameterisation,
+    see module doc); ``signs`` (m,): sign(a_j); ``net``, ``linear``, ``kernel``, ``ntk``:
+    predictors α h(w_t), α h̄(w̄_t) and the two kernel flows at t; ``metrics``: the
+    scalars of :data:`METRICS`.
+    """
+
+    step: int
+    time: float
+    neurons: np.ndarray
+    signs: np.ndarray
+    net: np.ndarray
+    linear: np.ndarray
+    kernel: np.ndarray
+    ntk: np.ndarray
+    metrics: dict
+
+
+@dataclass(frozen=True, eq=False)
+class TrainProgress:
+    """An item of :func:`train_frames`: a new frame (or None on the final divergence item)."""
+
+    fraction: float
+    index: int
+    frame: TrainFrame | None
+    setup: TrainSetup
+    done: bool = False
+    diverged: bool = False
+    message: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class TrainResult:
+    """A finished (or stopped) run: the set-up and every recorded frame.
+
+    ``diverged`` is True when the run stopped because a train loss exploded; the
+    frames then end at the last finite frame and ``message`` says what happened.
+    """
+
+    setup: TrainSetup
+    frames: tuple
+    diverged: bool = False
+    message: str = ""
+
+    @property
+    def steps(self) -> np.ndarray:
+        return np.array([f.step for f in self.frames], dtype=np.int64)
+
+    @property
+    def times(self) -> np.ndarray:
+        return np.array([f.time for f in self.frames])
+
+    def metric(self, name: str) -> np.ndarray:
+        """The metric ``name`` (a key of :data:`METRICS`) over the frames."""
+        if name not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
+        return np.array([f.metrics[name] for f in self.frames])
+
+    def stacked(self, name: str) -> np.ndarray:
+        """An array field of the frames stacked over time, e.g. ``stacked("neurons")`` (T, m, 2)."""
+        if name not in {f.name for f in fields(TrainFrame)} - {"metrics"}:
+            raise ValueError(f"field must be a TrainFrame array field, got {name!r}")
+        return np.stack([getattr(f, name) for f in self.frames])
+
+
+def _half_mean_square(pred, target) -> float:
+    diff = pred - target
+    return 0.5 * float(np.dot(diff, diff)) / diff.size
+
+
+def _record(setup: TrainSetup, step: int, a, B, da, dB) -> TrainFrame:
+    cfg = setup.config
+    alpha, s = cfg.alpha, cfg.scale
+    X, Xe, y, ye, test = setup.X_train, setup.X_eval, setup.y_train, setup.y_eval, setup.test
+    t = cfg.lr * step
+    net_train = alpha * (student_output(a, B, X, s) - setup.f0_train)
+    net_eval = alpha * (student_output(a, B, Xe, s) - setup.f0_eval)
+    lin_train = alpha * linearized_output(setup.a0, setup.B0, da, dB, X, s)
+    lin_eval = alpha * linearized_output(setup.a0, setup.B0, da, dB, Xe, s)
+    _, kernel_eval = setup.kernel_flow(t)
+    _, ntk_eval = setup.ntk_flow(t)
+    Kt = tangent_kernel(a, B, X, None, s)
+    w0_norm = math.sqrt(float(np.dot(setup.a0, setup.a0)) + float(np.sum(setup.B0**2)))
+    disp = math.sqrt(float(np.sum((a - setup.a0) ** 2)) + float(np.sum((B - setup.B0) ** 2)))
+    flips = (X @ B.T > 0.0) != (X @ setup.B0.T > 0.0)
+    gap = net_eval[test] - lin_eval[test]
+    train_gap = net_train - lin_train
+    metrics = {
+        "train_loss": _half_mean_square(net_train, y),
+        "test_loss": _half_mean_square(net_eval[test], ye[test]),
+        "linear_train_loss": _half_mean_square(lin_train, y),
+        "linear_test_loss": _half_mean_square(lin_eval[test], ye[test]),
+        "kernel_test_loss": _half_mean_square(kernel_eval[test], ye[test]),
+        "ntk_test_loss": _half_mean_square(ntk_eval[test], ye[test]),
+        "displacement": disp,
+        "relative_displacement": disp / w0_norm,
+        "linear_displacement": math.sqrt(float(np.dot(da, da)) + float(np.sum(dB**2))),
+        "gap": math.sqrt(float(np.dot(gap, gap)) / gap.size),
+        "train_gap": math.sqrt(float(np.dot(train_gap, train_gap)) / train_gap.size),
+        "kernel_drift": float(np.linalg.norm(Kt - setup.K0) / np.linalg.norm(setup.K0)),
+        "flip_share": float(flips.mean()),
+    }
+    grid = setup.grid
+    return TrainFrame(
+        step=int(step), time=t,
+        neurons=(alpha * s * np.abs(a))[:, None] * B[:, :2], signs=np.sign(a),
+        net=net_eval[grid].copy(), linear=lin_eval[grid].copy(),
+        kernel=kernel_eval[grid].copy(), ntk=ntk_eval[grid].copy(), metrics=metrics,
+    )
+
+
+def _sound(frame: TrainFrame, loss_limit: float) -> str:
+    """"" if the frame is finite with bounded losses, else which model blew up."""
+    if not frame.metrics["linear_train_loss"] <= loss_limit:
+        return "linearised model"
+    finite = all(math.isfinite(v) for v in frame.metrics.values())
+    if not (finite and frame.metrics["train_loss"] <= loss_limit and np.isfinite(frame.neurons).all()):
+        return "network"
+    return ""
+
+
+def train_frames(config: TrainConfig, setup: TrainSetup | None = None) -> Iterator[TrainProgress]:
+    """Run gradient descent (net and linearisation in lock-step), yielding a frame at each
+    step of ``config.frame_steps()``.
+
+    The generator is the cancellation point: stop iterating to cancel (the numba
+    work between two items is at most ``CHUNK_STEPS`` steps). If a train loss (net
+    or linearisation) becomes non-finite or exceeds ``DIVERGENCE_FACTOR`` times the
+    initial loss, the run stops: the last item has ``diverged=True``, ``frame=None``
+    and a message; no non-finite frame is ever yielded. ``setup`` may be passed to
+    reuse the draws of a previous :func:`make_setup` with the same seed and sizes.
+    """
+    cfg = config.validated()
+    if setup is None or setup.config != cfg:
+        setup = make_setup(cfg) if setup is None else _with_config(setup, cfg)
+    a, B = setup.a0.copy(), setup.B0.copy()
+    da, dB = np.zeros_like(a), np.zeros_like(B)
+    Z0 = np.empty((cfg.width, cfg.samples))
+    _preactivations(setup.B0, setup.X_train, Z0)
+    loss_limit = DIVERGENCE_FACTOR * max(setup.initial_loss, 1e-300)
+    targets = cfg.frame_steps()
+    step = 0
+    for index, target in enumerate(targets):
+        while step < target:
+            chunk = min(int(target - step), CHUNK_STEPS)
+            done, code = _gd_chunk(a, B, da, dB, setup.a0, Z0, setup.X_train, setup.y_train,
+                                   setup.f0_train, cfg.alpha, cfg.lr, cfg.scale, chunk,
+                                   loss_limit)
+            step += int(done)
+            if code:
+                yield _diverged(setup, step, index, "network" if code == 1 else "linearised model")
+                return
+        frame = _record(setup, step, a, B, da, dB)
+        which = _sound(frame, loss_limit)
+        if which:
+            yield _diverged(setup, step, index, which)
+            return
+        yield TrainProgress(fraction=step / cfg.steps, index=index, frame=frame, setup=setup,
+                            done=index == len(targets) - 1)
+
+
+def _with_config(setup: TrainSetup, cfg: TrainConfig) -> TrainSetup:
+    """Reuse ``setup`` for ``cfg`` when only α, lr, steps, frames or log_time differ."""
+    old = setup.config
+    same = ("width", "samples", "teacher", "seed", "dim", "ntk_scaling", "init")
+    if any(getattr(old, k) != getattr(cfg, k) for k in same):
+        return make_setup(cfg)
+    from dataclasses import replace
+
+    return replace(setup, config=cfg)
+
+
+def _diverged(setup: TrainSetup, step: int, index: int, which: str) -> TrainProgress:
+    cfg = setup.config
+    hint = (f"; with this kernel, lr must stay below 2n/λmax(K0) = {setup.lr_limit:.3g}"
+            if cfg.lr >= setup.lr_limit else "")
+    message = (f"training diverged at step {step}: the {which}'s train loss exploded "
+               f"(lr = {cfg.lr:g}){hint}. Reduce the step size.")
+    return TrainProgress(fraction=step / cfg.steps, index=index, frame=None, setup=setup,
+                         done=True, diverged=True, message=message)
+
+
+def train(config: TrainConfig, setup: TrainSetup | None = None) -> TrainResult:
+    """Run :func:`train_frames` to the end and stack the frames."""
+    frames = []
+    last = None
+    for last in train_frames(config, setup):
+        if last.frame is not None:
+            frames.append(last.frame)
+    return TrainResult(setup=last.setup, frames=tuple(frames), diverged=last.diverged,
+                       message=last.message)

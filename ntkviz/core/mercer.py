@@ -1,2 +1,492 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+"""Mercer spectra of dot-product kernels on the sphere ``S^{p-1}``.
+
+Conventions (``docs`` spec §2, Bietti & Mairal 2019, App. C):
+
+* ``τ`` is the uniform **probability** measure on ``S^{p-1}``; ``P_k`` is the Legendre
+  (Gegenbauer) polynomial in dimension ``p`` with ``P_k(1) = 1``.
+* ``μ_k = ω ∫_{-1}^{1} κ(t) P_k(t) (1 - t²)^{(p-3)/2} dt``, ``ω = ω_{p-2}/ω_{p-1} =
+  Γ(p/2)/(√π Γ((p-1)/2))`` (Funk–Hecke, eq. 20–22), is the eigenvalue of **each** of the
+  ``N(p, k)`` degree-``k`` spherical harmonics, so
+  ``κ(<x, y>) = Σ_k μ_k N(p, k) P_k(<x, y>)`` and ``Σ_k N(p, k) μ_k = κ(1)``.
+* Kernels follow :class:`ntkviz.core.dotkernel.KernelSpec` (contracts §A): NTK
+  parameterisation with the ReLU factor 2, ``NTK_L(1) = L`` unless ``normalize``.
+
+Methods (``Spectrum.method``):
+
+``closed-form``
+    κ0, κ1 and the two-layer ReLU NTK (spec §2.2–2.3, Prop. 5), with ``lgamma`` in log
+    space; exact zeros are exactly ``0.0`` and flagged in ``exact_zero``.
+``series``
+    Every ReLU-family kernel (deep NTK/NNGP, any depth, any bias β ≥ 0; step NNGP) is a
+    power series ``κ(u) = Σ b_n u^n`` with ``b_n >= 0``. Monomials have positive closed-form
+    eigenvalues ``T(n, k)``, and the ``√(1 ∓ u)``-type end-point singularities, expanded as
+    ``Σ_j c_j (1 - u)^{j/2} + Σ_j d_j (1 + u)^{j/2}`` (Puiseux series computed through the
+    same recursion), have closed-form eigenvalues ``E_k(j/2)``. With ``S`` that singular
+    part and ``r_n = b_n - [u^n] S``::
+
+        μ_k = Σ_j (c_j + (-1)^k d_j) E_k(j/2) + Σ_{n ≡ k (2), n >= k} r_n T(n, k),
+
+    an exact identity whose second sum converges fast (``r_n`` decays like a high power
+    of ``1/n``) and is truncated at ``n < 2048``. No step subtracts two large numbers
+    for the tail, so relative accuracy holds where ``μ_k`` is ``1e-30`` of ``μ_0``.
+    Several truncation orders of ``S`` are tried per ``k``; the one with the smallest
+    error estimate (rounding bound + a model of the neglected tail) wins.
+``quadrature``
+    Other activations: Gauss–Legendre in ``θ`` (``t = cos θ``, analytic integrand), with
+    ``P_k`` by the three-term recurrence (19). Absolute accuracy ~1e-16 ``μ_0``; the
+    error estimate (difference of two rules plus a rounding bound) marks the tail.
+
+``error_estimate`` is an estimated absolute error of each ``μ_k`` (0 for exact zeros).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import njit
+
+from ntkviz.core import _series
+from ntkviz.core._validate import check_int
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ntkviz.core.dotkernel import KernelSpec
+
+__all__ = [
+    "multiplicity",
+    "Spectrum",
+    "mercer_spectrum",
+    "decay_guides",
+    "asymptotic_constant",
+    "MAX_DIM",
+    "MAX_KMAX",
+]
+
+MAX_DIM = 1000
+MAX_KMAX = 2000
+_EPS = np.finfo(np.float64).eps
+#: number of Taylor coefficients b_n used by the series route
+_N_TAYLOR = 1024
+#: length of the Puiseux expansions in h = sqrt(1 ∓ u) (powers h^0 .. h^40)
+_N_PUISEUX = 41
+#: highest odd power of h kept in the singular part S, candidates tried per k
+_SINGULAR_ORDERS = (1, 3, 5, 9, 15, 23, 31, 39)
+#: relative accuracy assumed for the Taylor coefficients per layer (positive sums)
+_TAYLOR_RTOL_PER_LAYER = 1e-14
+
+
+# --------------------------------------------------------------------------- multiplicities
+def multiplicity(p: int, k) -> np.ndarray:
+    """``N(p, k)``: dimension of the degree-``k`` spherical harmonics on ``S^{p-1}``.
+
+    ``N(p, 0) = 1``, ``N(p, k) = (2k + p - 2)/k · C(k + p - 3, p - 2)`` (spec §2.1);
+    ``N(2, k) = 2``, ``N(3, k) = 2k + 1``. Returned as float64: exact integers below
+    2^53, correctly rounded above, ``inf`` beyond the float64 range.
+    """
+    p = check_int("dim", p, 2, MAX_DIM)
+    karr = np.asarray(k)
+    if karr.dtype.kind not in "iu" and not (
+        karr.dtype.kind == "f" and np.all(np.isfinite(karr)) and np.all(karr == np.round(karr))
+    ):
+        raise ValueError(f"k must be non-negative integers, got {k!r}")
+    if karr.size and karr.min() < 0:
+        raise ValueError(f"k must be non-negative integers, got min {karr.min()}")
+    flat = [_multiplicity_scalar(p, int(v)) for v in karr.ravel()]
+    return np.array(flat, dtype=np.float64).reshape(karr.shape)
+
+
+def _multiplicity_scalar(p: int, k: int) -> float:
+    if k == 0:
+        return 1.0
+    log_n = (math.log(2 * k + p - 2) - math.log(k) + math.lgamma(k + p - 2)
+             - math.lgamma(p - 1) - math.lgamma(k + 1))
+    if log_n < 700.0:
+        exact = (2 * k + p - 2) * math.comb(k + p - 3, p - 2) // k
+        return float(exact)
+    return math.inf
+
+
+# --------------------------------------------------------------------------- result type
+@dataclass(frozen=True)
+class Spectrum:
+    """Mercer eigenvalues of one kernel on ``S^{dim-1}`` for ``k = 0..kmax``.
+
+    ``mu[k]`` is the eigenvalue (uniform probability measure) of each of the
+    ``multiplicity[k] = N(dim, k)`` degree-``k`` harmonics; ``error_estimate[k]`` an
+    estimated absolute error of ``mu[k]``; ``exact_zero[k]`` marks eigenvalues that are 0
+    by parity (``mu`` is exactly 0.0 there). ``method`` names the route (module docstring).
+    """
+
+    k: np.ndarray
+    multiplicity: np.ndarray
+    mu: np.ndarray
+    error_estimate: np.ndarray
+    exact_zero: np.ndarray
+    dim: int
+    spec: "KernelSpec"
+    method: str
+
+    @property
+    def trustworthy(self) -> np.ndarray:
+        """Points whose estimated relative error is below 1e-6 (exact zeros included)."""
+        return self.exact_zero | (self.error_estimate <= 1e-6 * np.abs(self.mu))
+
+    def rows(self):
+        """CSV rows ``k, multiplicity, mu, error_estimate``."""
+        for i in range(self.k.shape[0]):
+            yield (int(self.k[i]), float(self.multiplicity[i]), float(self.mu[i]),
+                   float(self.error_estimate[i]))
+
+
+# --------------------------------------------------------------------------- closed forms
+def asymptotic_constant(p: int) -> float:
+    """``C(p) = 2^{p-1} Γ(p/2)² / π²``: ``μ_k ~ C(p) k^{-p}`` for κ0 (odd k) and the
+    two-layer NTK (even k); ``p C(p) k^{-p-2}`` for κ1 (even k). Spec §2.2. May be inf
+    for very large ``p`` (float64 range)."""
+    p = check_int("dim", p, 2, MAX_DIM)
+    log_c = (p - 1) * math.log(2.0) + 2.0 * math.lgamma(0.5 * p) - 2.0 * math.log(math.pi)
+    return math.exp(log_c) if log_c < 709.0 else math.inf
+
+
+def _arccos0_closed(p: int, kmax: int):
+    """μ_{0,k}: 1/2, Γ(p/2)²Γ(k/2)²/(2π²Γ((k+p)/2)²) for odd k, 0 for even k >= 2."""
+    k = np.arange(kmax + 1)
+    mu = np.zeros(kmax + 1)
+    lg_size = np.zeros(kmax + 1)
+    mu[0] = 0.5
+    odd = k[1::2].astype(np.float64)
+    terms = (2.0 * math.lgamma(0.5 * p) + 2.0 * _lgamma(0.5 * odd)
+             - math.log(2.0 * math.pi ** 2) - 2.0 * _lgamma(0.5 * (odd + p)))
+    mu[1::2] = np.exp(terms)
+    lg_size[1::2] = 2.0 * (abs(math.lgamma(0.5 * p)) + np.abs(_lgamma(0.5 * odd))
+                           + np.abs(_lgamma(0.5 * (odd + p)))) + 2.0
+    zero = (k >= 2) & (k % 2 == 0)
+    return mu, lg_size, zero
+
+
+def _arccos1_closed(p: int, kmax: int):
+    """μ_{1,k}: 2p(Γ(p/2)/(2√πΓ((p+1)/2)))², 1/(2p), pΓ(p/2)²Γ((k-1)/2)²/(8π²Γ((k+p+1)/2)²)."""
+    k = np.arange(kmax + 1)
+    mu = np.zeros(kmax + 1)
+    lg_size = np.zeros(kmax + 1)
+    lg0 = math.lgamma(0.5 * p) - math.log(2.0 * math.sqrt(math.pi)) - math.lgamma(0.5 * (p + 1))
+    mu[0] = 2.0 * p * math.exp(2.0 * lg0)
+    lg_size[0] = 2.0 * (abs(math.lgamma(0.5 * p)) + abs(math.lgamma(0.5 * (p + 1)))) + 2.0
+    if kmax >= 1:
+        mu[1] = 1.0 / (2.0 * p)
+        lg_size[1] = 1.0
+    even = k[2::2].astype(np.float64)
+    terms = (math.log(p) + 2.0 * math.lgamma(0.5 * p) + 2.0 * _lgamma(0.5 * (even - 1.0))
+             - math.log(8.0 * math.pi ** 2) - 2.0 * _lgamma(0.5 * (even + p + 1.0)))
+    mu[2::2] = np.exp(terms)
+    lg_size[2::2] = 2.0 * (abs(math.lgamma(0.5 * p)) + np.abs(_lgamma(0.5 * (even - 1.0)))
+                           + np.abs(_lgamma(0.5 * (even + p + 1.0)))) + 2.0
+    zero = (k >= 3) & (k % 2 == 1)
+    return mu, lg_size, zero
+
+
+def _ntk2_closed(p: int, kmax: int):
+    """Prop. 5: μ_0 = μ_{0,1} + μ_{1,0}; μ_k = k/(2k+p-2) μ_{0,k-1} + (k+p-2)/(2k+p-2) μ_{0,k+1} + μ_{1,k}."""
+    mu0, lg0, _ = _arccos0_closed(p, kmax + 1)
+    mu1, lg1, zero = _arccos1_closed(p, kmax)
+    mu = mu1.copy()
+    lg = lg1.copy()
+    mu[0] += mu0[1]
+    lg[0] = max(lg[0], lg0[1])
+    k = np.arange(1, kmax + 1, dtype=np.float64)
+    den = 2.0 * k + p - 2.0
+    mu[1:] += k / den * mu0[:-2] + (k + p - 2.0) / den * mu0[2:]
+    lg[1:] = np.maximum(lg[1:], np.maximum(lg0[:-2], lg0[2:])) + 1.0
+    return mu, lg, zero
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    return np.array([math.lgamma(v) for v in np.ravel(x)]).reshape(np.shape(x))
+
+
+_CLOSED_FORMS = {"arccos0": _arccos0_closed, "arccos1": _arccos1_closed, "ntk": _ntk2_closed}
+
+
+def _closed_form_name(spec) -> str | None:
+    """Which closed form (if any) gives this spec exactly (before normalisation)."""
+    if spec.name in ("arccos0", "arccos1"):
+        return spec.name
+    if spec.depth == 2 and spec.bias == 0.0:
+        if spec.activation == "relu":
+            return "ntk" if spec.name == "ntk" else "arccos1"
+        if spec.activation == "step" and spec.name == "nngp":
+            return "arccos0"
+    return None
+
+
+def _closed_form_spectrum(form: str, p: int, kmax: int):
+    mu, lg_size, zero = _CLOSED_FORMS[form](p, kmax)
+    mu = mu[: kmax + 1]
+    lg_size = lg_size[: kmax + 1]
+    zero = zero[: kmax + 1]
+    mu[zero] = 0.0
+    # float64 lgamma: relative error ~ eps * (size of the log terms) + a few ulps
+    err = np.abs(mu) * _EPS * (8.0 + 2.0 * lg_size)
+    value_at_one = 2.0 if form == "ntk" else 1.0
+    return mu, err, zero, value_at_one
+
+
+# --------------------------------------------------------------------------- series route
+@dataclass(frozen=True)
+class _Expansion:
+    """Taylor coefficients at u = 0 and Puiseux coefficients at u = ±1 of one kernel."""
+
+    b: np.ndarray  # [u^n] κ, n < _N_TAYLOR
+    c: np.ndarray  # κ(1 - h²) = Σ c_j h^j
+    d: np.ndarray  # κ(-1 + h²) = Σ d_j h^j
+    layers: int
+
+
+def _series_kernel(spec) -> bool:
+    return spec.name in ("ntk", "nngp") and (
+        spec.activation == "relu" or (spec.activation == "step" and spec.name == "nngp"))
+
+
+def _expansion(spec) -> _Expansion:
+    which = 1 if spec.name == "ntk" else 0
+    u = np.zeros(_N_TAYLOR)
+    u[1] = 1.0
+    b = _series.relu_recursion(u, spec.depth, spec.bias, spec.activation)[which]
+    h_plus = np.zeros(_N_PUISEUX)
+    h_plus[0], h_plus[2] = 1.0, -1.0
+    c = _series.relu_recursion(h_plus, spec.depth, spec.bias, spec.activation)[which]
+    h_minus = np.zeros(_N_PUISEUX)
+    h_minus[0], h_minus[2] = -1.0, 1.0
+    d = _series.relu_recursion(h_minus, spec.depth, spec.bias, spec.activation)[which]
+    return _Expansion(b=b, c=c, d=d, layers=spec.depth)
+
+
+@njit(nogil=True, cache=True)
+def _singular_moments(alphas, kmax, p):
+    """E[i, k] = μ_k[(1 - t)^{alphas[i]}] (closed form, see _series)."""
+    out = np.zeros((alphas.shape[0], kmax + 1))
+    for i in range(alphas.shape[0]):
+        for k in range(kmax + 1):
+            lg, sg = _series.log_singular_moment(alphas[i], k, p)
+            out[i, k] = sg * math.exp(lg) if lg < 709.0 else sg * np.inf
+    return out
+
+
+def _series_spectrum(spec, p: int, kmax: int):
+    ex = _expansion(spec)
+    n_taylor = ex.b.shape[0]
+    odd = np.arange(1, _N_PUISEUX, 2)
+    alphas = 0.5 * odd
+    ks = np.arange(kmax + 1)
+    par_k = np.where(ks % 2 == 0, 1.0, -1.0)
+    par_n = np.where(np.arange(n_taylor) % 2 == 0, 1.0, -1.0)
+    taylor = np.array([_series.taylor_one_minus_power(a, n_taylor) for a in alphas])
+    emom = _singular_moments(alphas, kmax, float(p))
+    c_odd = ex.c[odd]
+    d_odd = ex.d[odd]
+    # cumulative singular parts: one row per candidate order
+    rows_r = []
+    rows_model = []
+    s_part = np.zeros((len(_SINGULAR_ORDERS), kmax + 1))
+    s_abs = np.zeros_like(s_part)
+    model_coef = np.zeros(len(_SINGULAR_ORDERS))
+    model_moment = np.zeros_like(s_part)
+    for ci, jmax in enumerate(_SINGULAR_ORDERS):
+        m = (jmax + 1) // 2  # number of odd powers kept
+        s_n = (c_odd[:m, None] * taylor[:m] + d_odd[:m, None] * taylor[:m] * par_n).sum(axis=0)
+        contrib = (c_odd[:m, None] + d_odd[:m, None] * par_k) * emom[:m]
+        s_part[ci] = contrib.sum(axis=0)
+        s_abs[ci] = np.abs(contrib).sum(axis=0)
+        r = ex.b - s_n
+        rows_r.append(r)
+        # tail model: r_n ≈ C [u^n](1-u)^{α*} beyond the truncation, α* the next exponent
+        nxt = min(m, len(alphas) - 1)
+        g = taylor[nxt]
+        model_coef[ci] = max(abs(r[-1] / g[-1]), abs(r[-2] / g[-2]))
+        rows_model.append(g)
+        model_moment[ci] = emom[nxt]
+    big = np.array(rows_r + rows_model + [ex.b])
+    sums = np.zeros((big.shape[0], kmax + 1))
+    abs_sums = np.zeros_like(sums)
+    _series.moment_sums_rows(big, kmax, float(p), sums, abs_sums)
+    nc = len(_SINGULAR_ORDERS)
+    mu_c = s_part + sums[:nc]
+    rounding = 8.0 * _EPS * (s_abs + abs_sums[:nc])
+    taylor_err = _TAYLOR_RTOL_PER_LAYER * ex.layers * abs_sums[-1]
+    tail = model_coef[:, None] * np.abs(model_moment - sums[nc:2 * nc])
+    err_c = rounding + taylor_err + tail + 8.0 * _EPS * np.abs(model_coef[:, None] * model_moment)
+    best = np.argmin(err_c, axis=0)
+    mu = mu_c[best, ks]
+    err = err_c[best, ks]
+    value_at_one = float(ex.c[0])
+    return mu, err, np.zeros(kmax + 1, dtype=bool), value_at_one
+
+
+# --------------------------------------------------------------------------- quadrature route
+@njit(nogil=True, cache=True)
+def _legendre_moments(x, weights, kmax, p, out, absout):
+    """out[k] = Σ_i weights[i] P_k(x[i]) by recurrence (19); absout with |·|."""
+    n = x.shape[0]
+    prev = np.ones(n)
+    cur = x.copy()
+    for k in range(kmax + 1):
+        if k == 0:
+            pk = prev
+        elif k == 1:
+            pk = cur
+        else:
+            nxt = np.empty(n)
+            kk = k - 1.0  # P_k from P_{k-1}, P_{k-2}
+            for i in range(n):
+                nxt[i] = ((2.0 * kk + p - 2.0) * x[i] * cur[i] - kk * prev[i]) / (kk + p - 2.0)
+            prev = cur
+            cur = nxt
+            pk = cur
+        s = 0.0
+        sa = 0.0
+        for i in range(n):
+            v = weights[i] * pk[i]
+            s += v
+            sa += abs(v)
+        out[k] = s
+        absout[k] = sa
+
+
+def _quadrature_rule(n: int, p: int):
+    """Nodes t = cos θ and weights ω w_i sin^{p-2} θ_i of Gauss–Legendre in θ ∈ [0, π]."""
+    z, w = np.polynomial.legendre.leggauss(n)
+    theta = 0.5 * math.pi * (z + 1.0)
+    w = 0.5 * math.pi * w
+    log_omega = math.lgamma(0.5 * p) - 0.5 * math.log(math.pi) - math.lgamma(0.5 * (p - 1))
+    sin_t = np.sin(theta)
+    weights = w * np.exp(log_omega + (p - 2) * np.log(sin_t))
+    return np.cos(theta), weights
+
+
+def quadrature_spectrum(kernel, p: int, kmax: int, nodes: int):
+    """μ_k = ω ∫_0^π κ(cos θ) P_k(cos θ) sin^{p-2} θ dθ by ``nodes``-point Gauss–Legendre.
+
+    ``kernel`` maps an array of cosines to kernel values. Returns ``(mu, abs_sum)`` with
+    ``abs_sum[k] = Σ_i |w_i κ_i P_k|`` (the rounding scale).
+    """
+    t, w = _quadrature_rule(nodes, p)
+    vals = np.asarray(kernel(t), dtype=np.float64)
+    mu = np.zeros(kmax + 1)
+    absmu = np.zeros(kmax + 1)
+    _legendre_moments(t, w * vals, kmax, float(p), mu, absmu)
+    return mu, absmu
+
+
+def _quadrature_nodes(kmax: int) -> int:
+    return max(256, 2 * kmax + 160)
+
+
+def _quadrature_route(spec, p: int, kmax: int):
+    from ntkviz.core.dotkernel import evaluate_kernel
+
+    def kernel(t):
+        return evaluate_kernel(spec, t)[0]
+
+    n_fine = _quadrature_nodes(kmax)
+    mu, absmu = quadrature_spectrum(kernel, p, kmax, n_fine)
+    mu_coarse, _ = quadrature_spectrum(kernel, p, kmax, (3 * n_fine) // 4)
+    # kernel values carry ~1e-15 relative error; the sum rounds at ~eps per term
+    err = np.abs(mu - mu_coarse) + 2e-15 * absmu + 8.0 * _EPS * absmu
+    return mu, err, np.zeros(kmax + 1, dtype=bool), 1.0  # evaluate_kernel already normalises
+
+
+# --------------------------------------------------------------------------- public API
+def _validated(spec):
+    validated = getattr(spec, "validated", None)
+    return validated() if callable(validated) else spec
+
+
+def mercer_spectrum(spec: "KernelSpec", dim: int, kmax: int) -> Spectrum:
+    """Mercer eigenvalues ``μ_k`` of ``spec`` on ``S^{dim-1}`` for ``k = 0..kmax``.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+        The dot-product kernel (contracts §A); ``spec.normalize`` divides by ``κ(1)``.
+    dim : int
+        Input dimension ``p`` in [2, 1000] (sphere ``S^{p-1}``).
+    kmax : int
+        Highest degree, in [0, 2000].
+
+    Returns
+    -------
+    Spectrum
+        ``mu`` for the uniform probability measure (eigenvalue per harmonic), with
+        multiplicities ``N(p, k)``, absolute ``error_estimate`` and ``exact_zero`` flags.
+        See the module docstring for the methods and their accuracy.
+    """
+    p = check_int("dim", dim, 2, MAX_DIM)
+    kmax = check_int("kmax", kmax, 0, MAX_KMAX)
+    spec = _validated(spec)
+    form = _closed_form_name(spec)
+    if form is not None:
+        mu, err, zero, at_one = _closed_form_spectrum(form, p, kmax)
+        method = "closed-form"
+    elif _series_kernel(spec):
+        mu, err, zero, at_one = _series_spectrum(spec, p, kmax)
+        method = "series"
+    else:
+        mu, err, zero, at_one = _quadrature_route(spec, p, kmax)
+        at_one = 1.0
+        method = "quadrature"
+    if spec.normalize and method != "quadrature":
+        mu = mu / at_one
+        err = err / at_one
+    ks = np.arange(kmax + 1)
+    return Spectrum(k=ks, multiplicity=multiplicity(p, ks), mu=mu, error_estimate=err,
+                    exact_zero=zero, dim=p, spec=spec, method=method)
+
+
+def decay_guides(spec: "KernelSpec", dim: int) -> list[tuple[str, float, float]]:
+    """Guide lines ``μ_k ≈ C k^exponent`` for the spectrum plot: ``(label, C, exponent)``.
+
+    * κ0 and NTKs: ``C(p) k^{-p}`` (spec §2.2–2.4); κ1 / NNGPs: ``p C(p) k^{-p-2}``.
+    * ReLU-family kernels other than the two-layer closed forms also get their exact
+      leading asymptote per parity, from the end-point expansion
+      ``κ(±(1 - ε)) ≈ ... + c_± ε^{α}``: ``μ_k ~ (c_+ + (-1)^k c_-) E_k(α)``.
+    * Smooth activations (eigenvalues decaying faster than any power): ``[]``.
+    """
+    p = check_int("dim", dim, 2, MAX_DIM)
+    spec = _validated(spec)
+    form = _closed_form_name(spec)
+    cp = asymptotic_constant(p)
+    scale = 1.0
+    if form is not None:
+        if spec.normalize:
+            scale = 2.0 if form == "ntk" else 1.0
+        if form == "arccos1":
+            return [(f"p·C(p)·k^-{p + 2} (even k)", p * cp / scale, float(-p - 2))]
+        parity = "odd" if form == "arccos0" else "even"
+        return [(f"C(p)·k^-{p} ({parity} k)", cp / scale, float(-p))]
+    if not _series_kernel(spec):
+        return []
+    ex = _expansion(spec)
+    if spec.normalize:
+        scale = float(ex.c[0])
+    guides = []
+    nngp_like = spec.name == "nngp" and spec.activation == "relu"
+    theory = (p * cp, -p - 2, "p·C(p)") if nngp_like else (cp, -p, "C(p)")
+    guides.append((f"{theory[2]}·k^{theory[1]} (theory rate)", theory[0] / scale, float(theory[1])))
+    for j in range(1, _N_PUISEUX, 2):
+        if abs(ex.c[j]) + abs(ex.d[j]) > 1e-14 * max(1.0, abs(ex.c[0])):
+            break
+    else:
+        return guides
+    alpha = 0.5 * j
+    # E_k(α) ~ K k^{-2α-p+1}, K = ω Γ((p-1)/2) 2^{α+p-2} Γ(α+(p-1)/2) / Γ(-α)
+    log_k = (math.lgamma(0.5 * p) - 0.5 * math.log(math.pi) + (alpha + p - 2) * math.log(2.0)
+             + math.lgamma(alpha + 0.5 * (p - 1)) - math.lgamma(-alpha))
+    sign_k = math.copysign(1.0, math.gamma(-alpha))
+    kconst = sign_k * math.exp(log_k) if log_k < 709.0 else sign_k * math.inf
+    expo = float(-2.0 * alpha - p + 1.0)
+    for name, par in (("even", 1.0), ("odd", -1.0)):
+        const = (ex.c[j] + par * ex.d[j]) * kconst / scale
+        if const > 0:
+            guides.append((f"asymptote {const:.4g}·k^{expo:g} ({name} k)", float(const), expo))
+    return guides

@@ -1,2 +1,516 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+"""Jobs of the deformation editor and of the stability view (Qt-free).
+
+Three frozen requests, each a complete snapshot of what a computation needs:
+
+* :class:`DeformRequest` -> :class:`DeformResponse`: one deformation of one
+  digit, with the read-outs of the editor (``||tau||_inf``, ``||grad tau||_inf``,
+  CKN / NTK relative distances and their ratio, pixel distance). The reference
+  digit's per-layer norms are passed in (cached by the caller, ``docs/spec.md``
+  §3.6) so a slider move costs one norms pass of the deformed digit plus one
+  cross kernel.
+* :class:`ContextRequest` -> generator of :class:`ContextProgress`: distances
+  from the digit to the nearest and to the mean of same-label and other-label
+  bundled digits (the "is this further than another 5?" yardstick). Results are
+  cached per (digit, architecture, reference set).
+* :class:`StabilityRequest` -> generator over
+  :func:`ntkviz.core.stability.stability_sweep` (partial results as they come).
+
+Relative distances are ``||Phi(x) - Phi(y)|| / ||Phi(x)||`` with ``x`` the
+undeformed digit (spec §3.2). Under the HEAD conventions NTK distances below
+about 1e-4 are rounding noise (spec §3.5); such values are flagged
+``*_below_resolution`` and must be shown as "below numerical resolution", not as
+data.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz.core.cntk import Architecture, image_norms, rel_distances
+from ntkviz.core import deform as core_deform
+from ntkviz.core.digits import load_digits, validate_image
+
+__all__ = [
+    "NTK_RESOLUTION", "CKN_RESOLUTION", "DIGIT_SIZE",
+    "DeformRequest", "DeformResponse",
+    "ContextRequest", "ContextProgress", "ContextResult",
+    "StabilityRequest", "STABILITY_DEFAULTS", "FAMILY_AMPLITUDES", "prepare_user_image",
+]
+
+#: NTK relative distances below this are rounding noise (spec §3.5).
+NTK_RESOLUTION = 1e-4
+#: CKN relative distances below this are treated as rounding noise. kappa_1 has
+#: slope 1 at c = 1, so the CKN self-kernel is accurate to ~1e-15 relative and
+#: d = sqrt(k_xx + k_yy - 2 k_xy) / sqrt(k_xx) is noise below ~1e-7; 1e-6 keeps
+#: a safety margin.
+CKN_RESOLUTION = 1e-6
+#: side of the images the editor works on (bundled MNIST; user images are resampled)
+DIGIT_SIZE = 28
+
+
+def _readonly(arr) -> np.ndarray:
+    out = np.array(arr, dtype=np.float64, order="C", copy=True)
+    out.setflags(write=False)
+    return out
+
+
+def _pixel_distance(x: np.ndarray, y: np.ndarray) -> float:
+    nx = float(np.linalg.norm(x))
+    return float(np.linalg.norm(y - x) / nx) if nx > 0 else float("nan")
+
+
+def _area_matrix(n_out: int, n_in: int) -> np.ndarray:
+    """Row-stochastic (n_out, n_in) matrix averaging input cells over output cells."""
+    edges_in = np.arange(n_in + 1) / n_in
+    edges_out = np.arange(n_out + 1) / n_out
+    lo = np.maximum(edges_out[:-1, None], edges_in[None, :-1])
+    hi = np.minimum(edges_out[1:, None], edges_in[None, 1:])
+    overlap = np.clip(hi - lo, 0.0, None)
+    return overlap / overlap.sum(axis=1, keepdims=True)
+
+
+def prepare_user_image(arr, name: str = "image", size: int = DIGIT_SIZE) -> tuple[np.ndarray, str]:
+    """Turn a user's image of any size into an MNIST-like ``(size, size)`` digit.
+
+    Steps: :func:`ntkviz.core.digits.validate_image` (``ValueError`` on a bad
+    shape, NaN or inf), average colour channels to grey, rescale to [0, 1]
+    (divide by 255 if the maximum exceeds 1), invert if the border is brighter
+    than 0.5 (a dark digit on white paper becomes MNIST's white on black), pad to
+    a square with the background value 0, and area-average (exact box
+    resampling) to ``size`` x ``size``.
+
+    Returns
+    -------
+    image : ndarray, float64, (size, size), values in [0, 1]
+    note : str
+        One line describing what was done (for the status bar).
+    """
+    img = validate_image(arr, name=name)
+    notes = []
+    if img.ndim == 3:
+        img = img.mean(axis=2)
+        notes.append("grey-scaled")
+    if img.min() < 0:
+        raise ValueError(f"{name} must have non-negative grey values, got minimum {img.min():g}")
+    if img.max() > 1.0:
+        img = img / 255.0 if img.max() <= 255.0 else img / img.max()
+        notes.append("rescaled to [0, 1]")
+    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+    if border.mean() > 0.5:
+        img = 1.0 - img
+        notes.append("inverted (dark on light)")
+    h, w = img.shape
+    side = max(h, w)
+    if h != w:
+        padded = np.zeros((side, side))
+        top, left = (side - h) // 2, (side - w) // 2
+        padded[top:top + h, left:left + w] = img
+        img = padded
+        notes.append(f"padded to {side}x{side}")
+    if side != size:
+        a = _area_matrix(size, side)
+        img = a @ img @ a.T
+        notes.append(f"resampled from {h}x{w} to {size}x{size}")
+    note = ", ".join(notes) if notes else "used as is"
+    return np.clip(img, 0.0, 1.0), note
+
+
+# --------------------------------------------------------------------------- editor
+
+
+@dataclass(frozen=True, eq=False)
+class DeformResponse:
+    """Everything the deformation editor shows for one deformation.
+
+    Attributes
+    ----------
+    original, deformed, difference : ndarray (H, W)
+        ``x``, ``L_tau x`` and ``L_tau x - x``.
+    tau : ndarray (2, H, W)
+        Displacement field in pixels, components (down, right).
+    tau_sup, jacobian_sup : float
+        ``||tau||_inf`` (px) and ``||grad tau||_inf`` (dimensionless, spec §5.2).
+    ckn_distance, ntk_distance : float
+        Relative feature distances ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||``;
+        NTK is NaN if the architecture has no NTK.
+    ratio : float
+        ``ntk_distance / ckn_distance``; NaN when either is below resolution.
+    pixel_distance : float
+        ``||L_tau x - x|| / ||x||``.
+    ckn_below_resolution, ntk_below_resolution : bool
+        The distance is under :data:`CKN_RESOLUTION` / :data:`NTK_RESOLUTION`
+        but not exactly 0: rounding noise, not data.
+    identical : bool
+        ``L_tau x == x`` exactly; every distance is then exactly 0.
+    reference_norms : ImageNorms
+        Norms of ``x`` used (for the caller's cache).
+    """
+
+    original: np.ndarray
+    deformed: np.ndarray
+    difference: np.ndarray
+    tau: np.ndarray
+    tau_sup: float
+    jacobian_sup: float
+    ckn_distance: float
+    ntk_distance: float
+    ratio: float
+    pixel_distance: float
+    ckn_below_resolution: bool
+    ntk_below_resolution: bool
+    identical: bool
+    reference_norms: object = field(repr=False)
+    deformation: object = None
+    architecture: Architecture | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class DeformRequest:
+    """One deformation of one digit under one architecture.
+
+    Parameters
+    ----------
+    image : array (H, W)
+        The reference digit ``x`` (copied, stored read-only).
+    deformation : Deformation
+    architecture : Architecture
+    reference_norms : ImageNorms or None
+        Cached :func:`ntkviz.core.cntk.image_norms` of ``image`` under
+        ``architecture``; computed if None (and returned in the response).
+    """
+
+    image: np.ndarray
+    deformation: Deformation
+    architecture: Architecture
+    reference_norms: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
+        if not isinstance(self.deformation, core_deform.Deformation):
+            raise ValueError(f"deformation must be a Deformation, got {type(self.deformation).__name__}")
+        if not isinstance(self.architecture, Architecture):
+            raise ValueError(f"architecture must be an Architecture, got {type(self.architecture).__name__}")
+
+    def __call__(self) -> DeformResponse:
+        x = self.image
+        arch = self.architecture
+        ref = self.reference_norms if self.reference_norms is not None else image_norms(x, arch)
+        deformed, tau = core_deform.deform_image(x, self.deformation)
+        deformed = np.ascontiguousarray(deformed, dtype=np.float64)
+        identical = bool(np.array_equal(deformed, x))
+        if identical:
+            ckn, ntk = 0.0, (0.0 if arch.supports_ntk else float("nan"))
+        else:
+            ckn, ntk = rel_distances(ref, image_norms(deformed, arch), arch)
+        ckn_low = 0.0 < ckn < CKN_RESOLUTION
+        ntk_low = bool(np.isfinite(ntk)) and 0.0 < ntk < NTK_RESOLUTION
+        ratio = float("nan")
+        if not (ckn_low or ntk_low) and ckn > 0 and np.isfinite(ntk):
+            ratio = ntk / ckn
+        return DeformResponse(
+            original=x, deformed=deformed, difference=deformed - x, tau=np.asarray(tau),
+            tau_sup=float(core_deform.tau_sup_norm(tau)),
+            jacobian_sup=float(core_deform.jacobian_sup_norm(tau)),
+            ckn_distance=float(ckn), ntk_distance=float(ntk), ratio=float(ratio),
+            pixel_distance=_pixel_distance(x, deformed),
+            ckn_below_resolution=bool(ckn_low), ntk_below_resolution=bool(ntk_low),
+            identical=identical, reference_norms=ref, deformation=self.deformation,
+            architecture=arch,
+        )
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass(frozen=True)
+class ContextResult:
+    """Distances from one digit to bundled digits (relative to ``||Phi(x)||``).
+
+    For each feature map ``m`` in ("ckn", "ntk", "pixel") the dict
+    ``levels[m]`` holds ``nearest_same``, ``mean_same``, ``nearest_other``,
+    ``mean_other`` (NaN when there is no label or the map is unavailable).
+    "mean" is the mean of the distances (as in the paper's Fig. 1), "nearest"
+    their minimum. The digit itself (an exact copy) is excluded.
+    """
+
+    label: int | None
+    n_same: int
+    n_other: int
+    levels: dict
+
+    LEVELS = ("nearest_same", "mean_same", "nearest_other", "mean_other")
+    MAPS = ("ckn", "ntk", "pixel")
+
+
+@dataclass(frozen=True)
+class ContextProgress:
+    """One yield of :class:`ContextRequest`: ``fraction`` done, ``result`` at the end."""
+
+    fraction: float
+    result: ContextResult | None = None
+
+
+_CACHE_LOCK = threading.Lock()
+_REFERENCE_NORMS: dict = {}   # (arch, per_class) -> list of ImageNorms
+_CONTEXT_CACHE: dict = {}     # (digest, label, arch, per_class) -> ContextResult
+_CACHE_MAX = 64
+
+
+def _digest(image: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(image).tobytes()).hexdigest()
+
+
+def _reference_digits(per_class: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``per_class`` bundled digits of each label, float64 in [0, 1]."""
+    images, labels = load_digits()
+    idx = np.concatenate([np.flatnonzero(labels == k)[:per_class] for k in range(10)])
+    return images[idx].astype(np.float64) / 255.0, labels[idx].astype(int)
+
+
+@dataclass(frozen=True, eq=False)
+class ContextRequest:
+    """Distances from a digit to the nearest / mean same-label and other-label digits.
+
+    Parameters
+    ----------
+    image : array (H, W)
+        The digit ``x``.
+    label : int or None
+        Its class; None for a user image of unknown class (then every bundled
+        digit counts as "other").
+    architecture : Architecture
+    per_class : int
+        Reference digits per label: the first ``per_class`` of each class in the
+        bundled subset (deterministic).
+    reference_norms : ImageNorms or None
+        Cached norms of ``image``.
+
+    Calling the request returns a generator of :class:`ContextProgress`
+    (cancellable between yields); the last item carries the result. Results and
+    the reference digits' norms are cached per architecture, so a second call
+    yields the result at once.
+    """
+
+    image: np.ndarray
+    label: int | None
+    architecture: Architecture
+    per_class: int = 30
+    reference_norms: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
+        if self.label is not None:
+            object.__setattr__(self, "label", check_int("label", self.label, 0, 9))
+        object.__setattr__(self, "per_class", check_int("per_class", self.per_class, 1, 500))
+
+    @property
+    def cache_key(self) -> tuple:
+        return (_digest(self.image), self.label, self.architecture, self.per_class)
+
+    def cached(self) -> ContextResult | None:
+        """The cached result, or None."""
+        with _CACHE_LOCK:
+            return _CONTEXT_CACHE.get(self.cache_key)
+
+    def __call__(self) -> Iterator[ContextProgress]:
+        return self._iterate()
+
+    def run(self) -> ContextResult:
+        """Exhaust the generator and return the result."""
+        item = None
+        for item in self():
+            pass
+        return item.result
+
+    def _iterate(self) -> Iterator[ContextProgress]:
+        hit = self.cached()
+        if hit is not None:
+            yield ContextProgress(1.0, hit)
+            return
+        arch = self.architecture
+        x = self.image
+        refs, ref_labels = _reference_digits(self.per_class)
+        n = len(refs)
+        steps = 2 * n + 1
+        done = 0
+        with _CACHE_LOCK:
+            ref_norms = list(_REFERENCE_NORMS.get((arch, self.per_class), []))
+        norms_x = self.reference_norms if self.reference_norms is not None else image_norms(x, arch)
+        done += 1
+        for i in range(len(ref_norms), n):
+            ref_norms.append(image_norms(refs[i], arch))
+            done += 1
+            if i % 10 == 9:
+                with _CACHE_LOCK:
+                    if len(_REFERENCE_NORMS.get((arch, self.per_class), [])) < len(ref_norms):
+                        _REFERENCE_NORMS[(arch, self.per_class)] = list(ref_norms)
+                yield ContextProgress(done / steps)
+        with _CACHE_LOCK:
+            _REFERENCE_NORMS[(arch, self.per_class)] = list(ref_norms)
+        done = n + 1
+        dist = {m: np.full(n, np.nan) for m in ContextResult.MAPS}
+        for i in range(n):
+            if np.array_equal(refs[i], x):
+                continue  # the digit itself
+            dist["ckn"][i], dist["ntk"][i] = rel_distances(norms_x, ref_norms[i], arch)
+            dist["pixel"][i] = _pixel_distance(x, refs[i])
+            done += 1
+            if i % 10 == 9:
+                yield ContextProgress(min(done / steps, 0.999))
+        keep = ~np.isnan(dist["pixel"])
+        same = keep & (ref_labels == self.label) if self.label is not None else np.zeros(n, bool)
+        other = keep & ~same
+        levels = {}
+        for m, d in dist.items():
+            def stat(mask, fn):
+                vals = d[mask]
+                return float(fn(vals)) if vals.size and np.all(np.isfinite(vals)) else float("nan")
+            levels[m] = {"nearest_same": stat(same, np.min), "mean_same": stat(same, np.mean),
+                         "nearest_other": stat(other, np.min), "mean_other": stat(other, np.mean)}
+        result = ContextResult(label=self.label, n_same=int(same.sum()), n_other=int(other.sum()),
+                               levels=levels)
+        with _CACHE_LOCK:
+            if len(_CONTEXT_CACHE) >= _CACHE_MAX:
+                _CONTEXT_CACHE.pop(next(iter(_CONTEXT_CACHE)))
+            _CONTEXT_CACHE[self.cache_key] = result
+        yield ContextProgress(1.0, result)
+
+
+# --------------------------------------------------------------------------- stability
+
+
+#: default state of the stability view: 5 digits (one each of labels 0-4, as in
+#: spec §7), 6 log-spaced amplitudes 0.01..3 px of a smooth random field, one
+#: seed, M1, 5 reference digits per label for the levels.
+STABILITY_DEFAULTS = {
+    "family": "smooth", "digits": [0, 100, 200, 300, 400], "amplitude_min": 0.01,
+    "amplitude_max": 3.0, "amplitude_count": 6, "seeds": 1, "first_seed": 0,
+    "architecture": "M1", "reference_per_class": 5,
+}
+#: per family: (x-axis label, default minimum, default maximum, largest allowed)
+FAMILY_AMPLITUDES = {
+    "smooth": ("smooth-field amplitude (largest displacement, px)", 0.01, 3.0, 20.0),
+    "translation": ("translation (px)", 0.01, 3.0, 20.0),
+    "rotation": ("rotation (degrees)", 0.1, 30.0, 180.0),
+    "infimnist": ("Infinite-MNIST α", 0.01, 3.0, 20.0),
+}
+
+
+@dataclass(frozen=True)
+class StabilityRequest:
+    """A stability sweep (the "in the spirit of Fig. 1" view, spec §6–7).
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`ntkviz.core.stability.FAMILIES`.
+    digits : tuple of int
+        Indices into the bundled subset (:func:`ntkviz.core.digits.load_digits`).
+    amplitudes : tuple of float
+        Deformation amplitudes (> 0, the x-axis; the unit depends on the family).
+    seeds : tuple of int
+        Random seeds of the deformations, averaged over.
+    architecture : Architecture
+    reference_per_class : int
+        Reference digits per label for the same-label / any-label levels (the
+        first ones of each class in the bundled subset).
+
+    Calling the request returns the generator of
+    :func:`ntkviz.core.stability.stability_sweep` (``SweepProgress`` items,
+    partial results included).
+    """
+
+    family: str
+    digits: tuple
+    amplitudes: tuple
+    seeds: tuple
+    architecture: Architecture
+    reference_per_class: int = 5
+
+    def __post_init__(self):
+        from ntkviz.core.stability import FAMILIES
+
+        check_choice("family", self.family, FAMILIES)
+        n_digits = len(load_digits()[1])
+        digits = tuple(check_int("digits", d, 0, n_digits - 1) for d in self.digits)
+        amps = tuple(check_float("amplitudes", a, 0.0) for a in self.amplitudes)
+        seeds = tuple(check_int("seeds", s, 0) for s in self.seeds)
+        for name, val in (("digits", digits), ("amplitudes", amps), ("seeds", seeds)):
+            if not val:
+                raise ValueError(f"{name} must not be empty")
+        if any(a <= 0 for a in amps):
+            raise ValueError("amplitudes must be > 0 (log-log axis)")
+        object.__setattr__(self, "digits", digits)
+        object.__setattr__(self, "amplitudes", tuple(sorted(amps)))
+        object.__setattr__(self, "seeds", seeds)
+        object.__setattr__(self, "reference_per_class",
+                           check_int("reference_per_class", self.reference_per_class, 1, 500))
+        if not isinstance(self.architecture, Architecture):
+            raise ValueError("architecture must be an Architecture")
+
+    @classmethod
+    def from_state(cls, state: dict) -> "StabilityRequest":
+        """The request of the stability view's session ``state`` (shared by the panel
+        and ``ntkviz export stability``). Keys (all optional): ``family``,
+        ``digits`` (list or comma-separated text of bundled indices),
+        ``amplitude_min``, ``amplitude_max``, ``amplitude_count`` (log-spaced),
+        ``seeds`` (how many), ``first_seed``, ``architecture`` (preset name or
+        :func:`~ntkviz.core.cntk.architecture_to_dict` form), ``reference_per_class``.
+        """
+        from ntkviz.core.cntk import PRESETS, architecture_from_dict
+
+        family = check_choice("family", state.get("family", STABILITY_DEFAULTS["family"]),
+                              FAMILY_AMPLITUDES)
+        _, lo, hi, _ = FAMILY_AMPLITUDES[family]
+        # unset amplitudes: the family's defaults
+        st = {**STABILITY_DEFAULTS, "amplitude_min": lo, "amplitude_max": hi, **state}
+        digits = st["digits"]
+        if isinstance(digits, str):
+            try:
+                digits = [int(t) for t in digits.replace(";", ",").split(",") if t.strip()]
+            except ValueError:
+                raise ValueError(f"digits must be comma-separated integers, got {st['digits']!r}") from None
+        lo = check_float("amplitude_min", st["amplitude_min"], 0.0)
+        hi = check_float("amplitude_max", st["amplitude_max"], 0.0)
+        count = check_int("amplitude_count", st["amplitude_count"], 1, 200)
+        if not 0 < lo <= hi:
+            raise ValueError(f"amplitude_min must be > 0 and <= amplitude_max, got {lo:g} and {hi:g}")
+        n_seeds = check_int("seeds", st["seeds"], 1, 1000)
+        first = check_int("first_seed", st["first_seed"], 0)
+        arch = st["architecture"]
+        if isinstance(arch, str):
+            if arch not in PRESETS:
+                raise ValueError(f"architecture must be one of {', '.join(PRESETS)}; got {arch!r}")
+            arch = PRESETS[arch]
+        elif not isinstance(arch, Architecture):
+            arch = architecture_from_dict(arch)
+        return cls(family=st["family"], digits=tuple(digits),
+                   amplitudes=tuple(float(a) for a in np.geomspace(lo, hi, count)),
+                   seeds=tuple(range(first, first + n_seeds)), architecture=arch,
+                   reference_per_class=st["reference_per_class"])
+
+    def images(self) -> tuple[np.ndarray, np.ndarray]:
+        images, labels = load_digits()
+        idx = np.asarray(self.digits)
+        return images[idx].astype(np.float64) / 255.0, labels[idx].astype(int)
+
+    def __call__(self):
+        from ntkviz.core.stability import stability_sweep
+
+        images, labels = self.images()
+        refs, ref_labels = _reference_digits(self.reference_per_class)
+        return stability_sweep(images, labels, self.architecture, self.family,
+                               np.asarray(self.amplitudes), self.seeds,
+                               reference_images=refs, reference_labels=ref_labels)
+
+    def run(self):
+        """Exhaust the sweep and return the final ``SweepResult``."""
+        item = None
+        for item in self():
+            pass
+        return item.result

@@ -1,0 +1,101 @@
+"""Slow, obvious references for :mod:`ntkviz.core.mercer` (used by the tests only).
+
+* :func:`theta_quadrature` — plain NumPy Gauss–Legendre in ``θ`` of the Funk–Hecke
+  integral, ``P_k`` by the three-term recurrence, any kernel given as a callable.
+* :func:`relu_kernel_theta` — the ReLU deep recursion (contracts §A) written in angles,
+  so no ``arccos(cos θ)`` round trip at the first layer.
+* :func:`mpmath_eigenvalue` — the same integral in ``mpmath`` at high precision, for a
+  few far-tail points where float64 quadrature has no correct digit left.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__: list[str] = []
+
+
+def legendre_table(t: np.ndarray, p: int, kmax: int) -> np.ndarray:
+    """``P_k(t)`` for k = 0..kmax (rows), dimension-``p`` Legendre with ``P_k(1) = 1``."""
+    table = np.empty((kmax + 1, t.shape[0]))
+    table[0] = 1.0
+    if kmax >= 1:
+        table[1] = t
+    for k in range(1, kmax):
+        table[k + 1] = ((2 * k + p - 2) * t * table[k] - k * table[k - 1]) / (k + p - 2)
+    return table
+
+
+def theta_quadrature(kernel_of_theta, p: int, kmax: int, nodes: int = 600) -> np.ndarray:
+    """μ_k = ω ∫_0^π κ(θ) P_k(cos θ) sin^{p-2}θ dθ with ``nodes``-point Gauss–Legendre."""
+    z, w = np.polynomial.legendre.leggauss(nodes)
+    theta = 0.5 * np.pi * (z + 1.0)
+    w = 0.5 * np.pi * w
+    omega = math.exp(math.lgamma(p / 2) - 0.5 * math.log(math.pi) - math.lgamma((p - 1) / 2))
+    weights = omega * w * np.sin(theta) ** (p - 2) * kernel_of_theta(theta)
+    return legendre_table(np.cos(theta), p, kmax) @ weights
+
+
+def relu_kernel_theta(theta: np.ndarray, name: str = "ntk", depth: int = 2,
+                      bias: float = 0.0) -> np.ndarray:
+    """Deep ReLU NTK / NNGP at ``u = cos θ`` (contracts §A), un-normalised."""
+    u = np.cos(theta)
+    sigma = u + bias
+    q = 1.0 + bias
+    ntk = sigma.copy()
+    for layer in range(depth - 1):
+        if layer == 0 and bias == 0.0:
+            ang = theta
+        else:
+            rho = np.clip(sigma / q, -1.0, 1.0)
+            ang = np.arccos(rho)
+        k0 = (np.pi - ang) / np.pi
+        k1 = (np.sin(ang) + (np.pi - ang) * np.cos(ang)) / np.pi
+        sigma = q * k1 + bias
+        ntk = sigma + ntk * k0
+        q = q + bias
+    return ntk if name == "ntk" else sigma
+
+
+def mpmath_eigenvalue(k: int, p: int, name: str = "ntk", depth: int = 2, bias: float = 0.0,
+                      dps: int = 60, pieces: int | None = None):
+    """μ_k of the deep ReLU NTK/NNGP by ``mpmath`` Gauss–Legendre in θ at ``dps`` digits.
+
+    Returns an ``mpmath.mpf``. The kernel is evaluated layer by layer in angles
+    (κ0 = 1 - θ/π, κ1 = (sin θ + (π - θ) cos θ)/π), ``P_k`` by recurrence (19).
+    """
+    import mpmath as mp
+
+    with mp.workdps(dps):
+        bias_m = mp.mpf(bias)
+
+        def kernel(theta):
+            u = mp.cos(theta)
+            sigma = u + bias_m
+            q = 1 + bias_m
+            ntk = sigma
+            for layer in range(depth - 1):
+                ang = theta if (layer == 0 and bias == 0.0) else mp.acos(sigma / q)
+                k0 = (mp.pi - ang) / mp.pi
+                k1 = (mp.sin(ang) + (mp.pi - ang) * mp.cos(ang)) / mp.pi
+                sigma = q * k1 + bias_m
+                ntk = sigma + ntk * k0
+                q = q + bias_m
+            return ntk if name == "ntk" else sigma
+
+        def legendre(t):
+            prev, cur = mp.mpf(1), t
+            if k == 0:
+                return prev
+            for j in range(1, k):
+                prev, cur = cur, ((2 * j + p - 2) * t * cur - j * prev) / (j + p - 2)
+            return cur
+
+        def integrand(theta):
+            return kernel(theta) * legendre(mp.cos(theta)) * mp.sin(theta) ** (p - 2)
+
+        n_pieces = pieces or max(8, k // 4)
+        edges = [mp.pi * i / n_pieces for i in range(n_pieces + 1)]
+        omega = mp.gamma(mp.mpf(p) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(p - 1) / 2))
+        return omega * mp.quad(integrand, edges, method="gauss-legendre")

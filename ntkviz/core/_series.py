@@ -1,0 +1,267 @@
+"""Truncated power-series machinery behind the Mercer spectra (private).
+
+Everything here works on float64 arrays ``a`` holding the coefficients
+``a[0] + a[1] t + a[2] t**2 + ...`` of a series truncated at ``len(a)``.
+The variable ``t`` is either the cosine ``u`` (expansion at ``u = 0``, used for
+the Taylor coefficients ``b_n`` of a dot-product kernel) or ``h = sqrt(1 - u)``
+/ ``h = sqrt(1 + u)`` (Puiseux expansions at the singular end points).
+
+Three families of closed forms feed :mod:`ntkviz.core.mercer`, all for the
+Funk–Hecke integral with the uniform probability measure on ``S^{p-1}``,
+``μ_k[f] = ω ∫_{-1}^{1} f(t) P_k(t) (1 - t²)^{(p-3)/2} dt``,
+``ω = Γ(p/2) / (√π Γ((p-1)/2))``:
+
+* monomials (Rodrigues + k integrations by parts), for ``n = k + 2j``::
+
+      T(n, k) = ω Γ((p-1)/2) n! Γ(j + 1/2) / ((n-k)! 2^k Γ(j + k + p/2))  > 0
+
+  and ``T(n, k) = 0`` when ``n < k`` or ``n - k`` is odd;
+* half-integer powers at the end points (same route, then a Beta integral)::
+
+      E_k(α) = μ_k[(1 - t)^α]
+             = ω Γ((p-1)/2) 2^(α+p-2) Γ(α + (p-1)/2) Γ(k - α) / (Γ(-α) Γ(α + k + p - 1)),
+
+  and ``μ_k[(1 + t)^α] = (-1)^k E_k(α)``;
+* Taylor coefficients ``[u^n] (1 - u)^α = Γ(n - α) / (Γ(-α) n!)``.
+
+All of them are evaluated with ``lgamma`` in log space and a separate sign, so
+``p`` up to 1000 and ``k`` up to a few thousand neither overflow nor lose
+digits (values below ~1e-308 underflow to 0).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__: list[str] = []  # private module; imported explicitly by mercer.py
+
+_LOG2 = math.log(2.0)
+
+
+# --------------------------------------------------------------------------- arithmetic
+def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Product of two series, truncated to ``len(a)`` terms (direct convolution, exact order)."""
+    return np.convolve(a, b)[: len(a)]
+
+
+@njit(nogil=True, cache=True)
+def power(a, alpha):
+    """``a(t)**alpha`` for a series with ``a[0] > 0`` (J.C.P. Miller recurrence, O(n²)).
+
+    ``c_n = (1 / (n a_0)) Σ_{j=1..n} ((α + 1) j - n) a_j c_{n-j}``. When ``a_j <= 0``
+    for ``j >= 1`` and ``α < 0`` every term is non-negative (no cancellation).
+    """
+    n = a.shape[0]
+    c = np.zeros(n)
+    c[0] = a[0] ** alpha
+    for m in range(1, n):
+        s = 0.0
+        for j in range(1, m + 1):
+            s += ((alpha + 1.0) * j - m) * a[j] * c[m - j]
+        c[m] = s / (m * a[0])
+    return c
+
+
+def deriv(a: np.ndarray) -> np.ndarray:
+    """d/dt, keeping the length (last coefficient becomes 0)."""
+    out = np.zeros_like(a)
+    out[:-1] = a[1:] * np.arange(1, len(a))
+    return out
+
+
+def integ(a: np.ndarray, const: float) -> np.ndarray:
+    """Antiderivative with value ``const`` at t = 0, keeping the length."""
+    out = np.empty_like(a)
+    out[0] = const
+    out[1:] = a[:-1] / np.arange(1, len(a))
+    return out
+
+
+def shift_up(a: np.ndarray, m: int) -> np.ndarray:
+    """Multiply by ``t**m`` (truncated)."""
+    out = np.zeros_like(a)
+    out[m:] = a[: len(a) - m]
+    return out
+
+
+def _arccos_one_minus(y: np.ndarray) -> np.ndarray:
+    """Series of ``arccos(1 - y)`` for ``y = h² g(h)``, ``g(0) > 0``; ``h`` is the variable.
+
+    ``arccos(1 - y) = 2 arcsin(√(y/2)) = h √(2g) Σ_j a_j (y/2)^j``,
+    ``a_j = (2j)! / (4^j (j!)² (2j+1))``.
+    """
+    n = len(y)
+    g = np.zeros(n)
+    g[: n - 2] = y[2:]
+    half = y / 2.0
+    acc = np.zeros(n)
+    a_j = [1.0]
+    for j in range(1, n // 2 + 1):
+        a_j.append(a_j[-1] * (2 * j - 1) * (2 * j - 1) / (2 * j * (2 * j + 1)))
+    for j in range(len(a_j) - 1, -1, -1):  # Horner in y/2
+        acc = mul(acc, half)
+        acc[0] += a_j[j]
+    return shift_up(mul(power(2.0 * g, 0.5), acc), 1)
+
+
+def relu_duals(x: np.ndarray):
+    """Series of ``κ0(x(t))`` and ``κ1(x(t))`` for a series ``x(t)`` with ``x(0) ∈ [-1, 1]``.
+
+    κ0(x) = (π - arccos x)/π, κ1(x) = (√(1 - x²) + x (π - arccos x))/π (spec §1.1).
+
+    * ``|x(0)| < 1`` (analytic point): ``κ0' = 1/(π√(1 - x²))``, ``κ1' = κ0`` integrated along
+      ``t`` (chain rule); cancellation-free when ``x(0) >= 0`` and ``x`` has non-negative
+      coefficients.
+    * ``x(0) = ±1`` (end point, ``t = h`` the square root of the distance): ``1 ∓ x`` must be
+      ``h² g(h)``; closed expansions of arccos and √(1 - x²) in ``h`` are used.
+    """
+    x0 = float(x[0])
+    if abs(x0) < 1.0 - 1e-12:
+        y = -mul(x, x)
+        y[0] += 1.0
+        w = power(y, -0.5)
+        k0 = integ(mul(deriv(x), w) / math.pi, 1.0 - math.acos(x0) / math.pi)
+        k1 = integ(mul(deriv(x), k0), _kappa1_scalar(x0))
+        return k0, k1
+    sign = 1.0 if x0 > 0 else -1.0
+    y = -sign * x  # 1 ∓ x = h² g(h)
+    y[0] = 0.0
+    y[1] = 0.0
+    acos_near = _arccos_one_minus(y)  # arccos(1 - y)
+    two_minus_y = -y
+    two_minus_y[0] += 2.0
+    root = mul(y, two_minus_y)  # 1 - x² = y (2 - y) = h² (...)
+    g = np.zeros_like(root)
+    g[:-2] = root[2:]
+    sqrt_1mx2 = shift_up(power(g, 0.5), 1)
+    if sign > 0:
+        pi_minus_acos = -acos_near
+        pi_minus_acos[0] += math.pi
+    else:
+        pi_minus_acos = acos_near
+    k0 = pi_minus_acos / math.pi
+    k1 = (sqrt_1mx2 + mul(x, pi_minus_acos)) / math.pi
+    return k0, k1
+
+
+def _kappa1_scalar(x: float) -> float:
+    return (math.sqrt((1.0 - x) * (1.0 + x)) + x * (math.pi - math.acos(x))) / math.pi
+
+
+def relu_recursion(u_series: np.ndarray, depth: int, bias: float, activation: str):
+    """Deep recursion of contracts §A on series: returns ``(NNGP_L, NTK_L)`` as series.
+
+    ``u_series`` is the cosine ``u`` as a series in the working variable. ReLU:
+    ``k̂(s; q) = q κ1(s/q)``, ``k̂' = κ0(s/q)``; step: ``k̂ = κ0(s/q)`` (NNGP only).
+    Σ_0 = u + β, q_0 = 1 + β, Θ_0 = Σ_0; Σ_l = k̂(Σ_{l-1}; q_{l-1}) + β,
+    q_l = k̂(q_{l-1}; q_{l-1}) + β, Θ_l = Σ_l + Θ_{l-1} k̂'(Σ_{l-1}; q_{l-1}).
+    """
+    sigma = u_series.copy()
+    sigma[0] += bias
+    q = 1.0 + bias
+    theta = sigma.copy()
+    for _ in range(depth - 1):
+        rho = sigma / q
+        k0, k1 = relu_duals(rho)
+        if activation == "relu":
+            new_sigma = q * k1
+            new_q = q + bias  # q κ1(1) + β
+            theta = new_sigma + mul(theta, k0)
+        else:  # step, NNGP only
+            new_sigma = k0.copy()
+            new_q = 1.0 + bias
+            theta = None
+        new_sigma[0] += bias
+        if theta is not None:
+            theta[0] += bias
+        sigma, q = new_sigma, new_q
+    return sigma, theta
+
+
+# --------------------------------------------------------------------------- closed forms
+@njit(nogil=True, cache=True)
+def _log_omega_gamma(p):
+    """log(ω Γ((p-1)/2)) = log Γ(p/2) - log √π."""
+    return math.lgamma(0.5 * p) - 0.5 * math.log(math.pi)
+
+
+@njit(nogil=True, cache=True)
+def log_singular_moment(alpha, k, p):
+    """(log|E_k(α)|, sign) with E_k(α) = μ_k[(1 - t)^α], α not a non-negative integer."""
+    # Γ(k - α) / Γ(-α): sign of each Gamma at a negative non-integer argument
+    sgn = 1.0
+    a1 = k - alpha
+    if a1 < 0 and math.floor(a1) % 2 != 0:
+        sgn = -sgn
+    a2 = -alpha
+    if a2 < 0 and math.floor(a2) % 2 != 0:
+        sgn = -sgn
+    lg = (_log_omega_gamma(p) + (alpha + p - 2.0) * 0.6931471805599453
+          + math.lgamma(alpha + 0.5 * (p - 1.0)) + math.lgamma(a1) - math.lgamma(a2)
+          - math.lgamma(alpha + k + p - 1.0))
+    return lg, sgn
+
+
+@njit(nogil=True, cache=True)
+def log_monomial_moment(n, k, p):
+    """log T(n, k) (see module docstring); only for n >= k, n - k even."""
+    j = (n - k) // 2
+    return (_log_omega_gamma(p) + math.lgamma(n + 1.0) - math.lgamma(n - k + 1.0)
+            - k * 0.6931471805599453 + math.lgamma(j + 0.5) - math.lgamma(j + k + 0.5 * p))
+
+
+def taylor_one_minus_power(alpha: float, n: int) -> np.ndarray:
+    """``[u^m] (1 - u)^α`` for m = 0..n-1 (exact recurrence m c_m = (m - 1 - α) c_{m-1})."""
+    m = np.arange(1, n, dtype=np.float64)
+    return np.concatenate(([1.0], np.cumprod((m - 1.0 - alpha) / m)))
+
+
+@njit(nogil=True, cache=True)
+def moment_sums_rows(rows, kmax, p, out, absout):
+    """out[i, k] = Σ_{n ≡ k (2), k <= n < N} rows[i, n] T(n, k); absout the same with |rows|.
+
+    T is built by the exact ratio recurrence in n (step 2) from log T(k, k), which is
+    cheaper than lgamma per term and as accurate; a running exponent keeps the
+    partial sums inside the float64 range for any p <= 1000, k <= a few thousand.
+    """
+    nrows = rows.shape[0]
+    nmax = rows.shape[1]
+    big = 1e200
+    lbig = math.log(big)
+    s = np.zeros(nrows)
+    sa = np.zeros(nrows)
+    for k in range(kmax + 1):
+        for i in range(nrows):
+            out[i, k] = 0.0
+            absout[i, k] = 0.0
+            s[i] = 0.0
+            sa[i] = 0.0
+        if k >= nmax:
+            continue
+        scale = log_monomial_moment(k, k, p)  # values are t * exp(scale)
+        t = 1.0
+        j = 0
+        n = k
+        while n < nmax:
+            for i in range(nrows):
+                term = rows[i, n] * t
+                s[i] += term
+                sa[i] += abs(term)
+            # T(n+2, k)/T(n, k) = (n+1)(n+2)/((n-k+1)(n-k+2)) * (j+1/2)/(j+k+p/2)
+            t *= ((n + 1.0) * (n + 2.0) / ((n - k + 1.0) * (n - k + 2.0))
+                  * (j + 0.5) / (j + k + 0.5 * p))
+            if t > big:
+                t /= big
+                for i in range(nrows):
+                    s[i] /= big
+                    sa[i] /= big
+                scale += lbig
+            n += 2
+            j += 1
+        for i in range(nrows):
+            if s[i] != 0.0:
+                out[i, k] = math.copysign(math.exp(math.log(abs(s[i])) + scale), s[i])
+            if sa[i] != 0.0:
+                absout[i, k] = math.exp(math.log(sa[i]) + scale)

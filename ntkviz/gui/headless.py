@@ -1,0 +1,163 @@
+"""Render a panel offscreen and export one of its views: the engine of
+``ntkviz export <view> ... --out FILE.{png,svg,csv}``.
+
+The figure is drawn by the very panel class the GUI shows, with the same
+dispatcher and the same request, so a headless figure matches the app's.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter",
+           "PANEL_SIZE"]
+
+#: on-screen size of the offscreen panel (sets the figure's aspect ratio)
+PANEL_SIZE = (1100, 700)
+
+
+def ensure_app():
+    """Return the ``QApplication``, creating an offscreen one if none exists
+    (with ntkviz's white-background pyqtgraph options)."""
+    from PySide6 import QtWidgets
+
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        install_message_filter()
+        app = QtWidgets.QApplication(["ntkviz"])
+    configure_pyqtgraph()
+    return app
+
+
+#: harmless Qt messages of the offscreen platform (docs/stack.md §5.5)
+QUIET_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+def install_message_filter() -> None:
+    """Drop Qt's known-harmless offscreen messages; print every other one on stderr."""
+    import sys
+
+    from PySide6 import QtCore
+
+    def handler(mode, context, message):
+        if not any(q in message for q in QUIET_MESSAGES):
+            print(message, file=sys.stderr)
+
+    QtCore.qInstallMessageHandler(handler)
+
+
+def configure_pyqtgraph() -> None:
+    """ntkviz's global pyqtgraph look (white background, black text, antialiasing)."""
+    import pyqtgraph as pg
+
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
+
+
+def wait_computed(panel, timeout_s: float = 120.0, request_id: int | None = None) -> None:
+    """Process events until ``panel`` has drawn the response to ``request_id``
+    (default: the newest request); raise ``ValueError`` with the job's message if
+    it failed, ``TimeoutError`` after ``timeout_s``."""
+    from PySide6 import QtCore
+
+    loop = QtCore.QEventLoop()
+    outcome: dict = {}
+    want = panel.dispatcher.latest_id(panel.key) if request_id is None else request_id
+
+    def on_computed(rid):
+        if rid >= want:
+            outcome["ok"] = True
+            loop.quit()
+
+    def on_error(key, rid, message):
+        if key == panel.key and rid >= want:
+            outcome["error"] = message
+            loop.quit()
+
+    panel.computed.connect(on_computed)
+    panel.dispatcher.errored.connect(on_error)
+    timer = QtCore.QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+    timer.start(int(timeout_s * 1000))
+    try:
+        if panel.response is None or panel.dispatcher.is_busy(panel.key):
+            loop.exec()
+        else:
+            outcome["ok"] = True
+    finally:
+        timer.stop()
+        panel.computed.disconnect(on_computed)
+        panel.dispatcher.errored.disconnect(on_error)
+    if "error" in outcome:
+        raise ValueError(outcome["error"])
+    if not outcome:
+        raise TimeoutError(f"{panel.title}: no result within {timeout_s:g} s")
+
+
+def build_panel(panel_cls, state: dict | None = None, dispatcher=None,
+                size: tuple[int, int] = PANEL_SIZE, timeout_s: float = 120.0):
+    """Create ``panel_cls`` offscreen with ``state``, show it at ``size`` and wait
+    until it has drawn. Returns the panel (its dispatcher is ``panel.dispatcher``)."""
+    from ntkviz.gui.workers import Dispatcher
+
+    app = ensure_app()
+    dispatcher = dispatcher or Dispatcher()
+    panel = panel_cls(dispatcher)
+    if panel.last_error:
+        raise ValueError(panel.last_error)
+    if state:
+        panel.set_state(state)
+    panel.resize(*size)
+    panel.show()
+    app.processEvents()
+    rid = panel.refresh(throttle_ms=0)
+    if rid == 0:
+        raise ValueError(panel.last_error or "invalid parameters")
+    wait_computed(panel, timeout_s, rid)
+    app.processEvents()
+    return panel
+
+
+def render_panel(panel_cls, state: dict | None, view: str | None, path, width: int | None = None,
+                 timeout_s: float = 120.0) -> Path:
+    """Build ``panel_cls`` offscreen with ``state`` and export ``view`` to ``path``.
+
+    Parameters
+    ----------
+    panel_cls : type[QtPanel]
+    state : dict or None
+        As returned by ``panel.state()``; missing keys keep the defaults.
+    view : str or None
+        One of ``panel.plot_items()`` (default: the first).
+    path : str or Path
+        ``.png`` (at ``width`` pixels), ``.svg`` or ``.csv`` (``panel.csv_table(view)``).
+    width : int, optional
+        PNG width in pixels (height keeps the panel's aspect ratio).
+
+    Raises
+    ------
+    ValueError
+        Bad parameters or file suffix, an unknown view, or a failed computation
+        (the job's message).
+    """
+    from ntkviz.gui.export import _suffix, export_plot, write_csv_table
+
+    path = Path(path)
+    suffix = _suffix(path)
+    panel = build_panel(panel_cls, state, timeout_s=timeout_s)
+    try:
+        items = panel.plot_items()
+        view = view or next(iter(items))
+        if view not in items:
+            raise ValueError(f"view must be one of {', '.join(items)}; got {view!r}")
+        if suffix == ".csv":
+            header, rows = panel.csv_table(view)
+            write_csv_table(path, header, rows)
+        else:
+            export_plot(items[view], path, width)
+    finally:
+        panel.dispatcher.shutdown()
+        panel.close()
+        panel.deleteLater()
+    return path

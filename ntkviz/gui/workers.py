@@ -1,0 +1,312 @@
+"""Run Qt-free jobs on thread pools and deliver the latest result per key.
+
+The :class:`Dispatcher` is the only place where ntkviz touches threads. A panel
+hands it a *job*, a zero-argument callable (usually a frozen request dataclass
+from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
+
+* throttles bursts per key on the trailing edge (a single-shot ``QTimer``,
+  default 40 ms): dragging a slider computes at most ~25 times a second and the
+  last position is always computed;
+* keeps at most one job per key running; while it runs, newer submissions
+  replace each other in a single pending slot (superseded jobs are dropped,
+  never queued);
+* numbers every submission (``request_id``) and delivers only the result of
+  the newest one (``returned``); stale results are dropped;
+* runs ``heavy=True`` jobs (``parallel=True`` numba kernels, long jobs) on a
+  one-thread pool, so at most one parallel kernel runs at a time
+  (``docs/stack.md`` §5.2), and everything else on a small light pool;
+* runs generator jobs (:meth:`Dispatcher.submit_generator`), forwarding each
+  item on ``yielded`` (progress or partial results) and stopping between
+  items when cancelled or superseded;
+* turns exceptions into one readable line on ``errored``;
+* on :meth:`shutdown` cancels everything and waits for both pools.
+
+Each worker's signals live on a ``QObject`` created on the GUI thread and kept
+referenced until the worker has finished (``docs/stack.md`` §5.10); results
+cross threads through queued connections, so every public signal is emitted on
+the GUI thread.
+
+Example
+-------
+>>> d = Dispatcher()                                   # doctest: +SKIP
+>>> d.returned.connect(lambda key, rid, resp: print(key, rid, resp))
+>>> d.submit("kernel", KernelCurveRequest(...))       # returns the request id
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from PySide6 import QtCore
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+
+__all__ = ["Dispatcher", "readable_error"]
+
+log = logging.getLogger("ntkviz.gui.workers")
+
+
+def readable_error(exc: BaseException) -> str:
+    """One line for the status bar: the message of a ``ValueError`` (our validation
+    errors name the argument and range), else ``TypeName: message``."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, ValueError) and text:
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _WorkerSignals(QObject):
+    """Signals of one worker; created on the GUI thread (receivers get queued calls)."""
+
+    returned = Signal(str, int, object)
+    yielded = Signal(str, int, object)
+    errored = Signal(str, int, str)
+    finished = Signal(str, int)
+
+
+class _Worker(QRunnable):
+    """Run ``job`` once (or iterate it when ``generator``), emitting on ``signals``."""
+
+    def __init__(self, key: str, request_id: int, job: Callable, generator: bool):
+        super().__init__()
+        self.key = key
+        self.request_id = request_id
+        self.setAutoDelete(False)  # the dispatcher owns us until `finished` is delivered
+        self.job = job
+        self.generator = generator
+        self.cancelled = threading.Event()
+        self.signals = _WorkerSignals()
+
+    def run(self) -> None:  # worker thread
+        key, rid = self.key, self.request_id
+        try:
+            if self.cancelled.is_set():
+                return
+            if not self.generator:
+                result = self.job()
+                if not self.cancelled.is_set():
+                    self.signals.returned.emit(key, rid, result)
+                return
+            last = None
+            gen = self.job()
+            try:
+                while True:
+                    if self.cancelled.is_set():
+                        return
+                    try:
+                        last = next(gen)
+                    except StopIteration as stop:
+                        if stop.value is not None:
+                            last = stop.value
+                        break
+                    if not self.cancelled.is_set():
+                        self.signals.yielded.emit(key, rid, last)
+            finally:
+                close = getattr(gen, "close", None)
+                if close is not None:
+                    close()
+            if not self.cancelled.is_set():
+                self.signals.returned.emit(key, rid, last)
+        except BaseException as exc:  # noqa: BLE001 - everything goes to the status bar
+            log.debug("job failed:\n%s", traceback.format_exc())
+            if not self.cancelled.is_set():
+                self.signals.errored.emit(key, rid, readable_error(exc))
+        finally:
+            self.signals.finished.emit(key, rid)
+
+
+@dataclass
+class _Pending:
+    request_id: int
+    job: Callable
+    heavy: bool
+    generator: bool
+
+
+@dataclass
+class _KeyState:
+    """Book-keeping for one key (GUI thread only)."""
+
+    latest: int = 0
+    pending: _Pending | None = None
+    running: _Worker | None = None
+    running_id: int = 0
+    timer: QTimer | None = None
+    workers: dict = field(default_factory=dict)  # request_id -> _Worker kept alive
+    last_busy: bool = False
+
+
+class Dispatcher(QObject):
+    """Latest-wins job runner keyed by panel (see the module docstring).
+
+    Signals (all emitted on the GUI thread)
+    ---------------------------------------
+    returned(key, request_id, response)
+        The result of the newest request for ``key``; older results are dropped.
+    yielded(key, request_id, item)
+        An item produced by a generator job (progress or a partial result).
+    errored(key, request_id, message)
+        The newest request for ``key`` raised; ``message`` is one readable line.
+    busy(key, is_busy)
+        ``True`` when a job for ``key`` is pending or running, ``False`` when idle.
+    """
+
+    returned = Signal(str, int, object)
+    yielded = Signal(str, int, object)
+    errored = Signal(str, int, str)
+    busy = Signal(str, bool)
+
+    def __init__(self, parent: QObject | None = None, light_threads: int | None = None):
+        super().__init__(parent)
+        self._light = QThreadPool(self)
+        ideal = QThreadPool.globalInstance().maxThreadCount()
+        self._light.setMaxThreadCount(light_threads or max(2, min(4, ideal)))
+        self._heavy = QThreadPool(self)
+        self._heavy.setMaxThreadCount(1)
+        self._keys: dict[str, _KeyState] = {}
+        self._closed = False
+
+    # ------------------------------------------------------------------ API
+    def submit(self, key: str, job: Callable[[], object], *, heavy: bool = False,
+               throttle_ms: int = 40) -> int:
+        """Schedule ``job()`` for ``key`` and return its request id.
+
+        The job starts after ``throttle_ms`` (trailing edge; ``0`` = at once) unless
+        a newer submission replaces it first, and only after the running job of
+        the same key has finished. Only the newest request's result is delivered.
+        """
+        return self._submit(key, job, heavy=heavy, generator=False, throttle_ms=throttle_ms)
+
+    def submit_generator(self, key: str, job: Callable[[], Iterator], *, heavy: bool = True,
+                         throttle_ms: int = 0) -> int:
+        """Schedule a generator job: ``job()`` returns an iterator whose items go to
+        ``yielded``; ``returned`` then carries the generator's return value, or its
+        last item if it returns ``None``. Cancelled between items by :meth:`cancel`
+        or by a newer submission for ``key``."""
+        return self._submit(key, job, heavy=heavy, generator=True, throttle_ms=throttle_ms)
+
+    def cancel(self, key: str) -> None:
+        """Drop the pending job for ``key``, ask the running one to stop at its next
+        yield, and ignore any result still on its way."""
+        st = self._keys.get(key)
+        if st is None:
+            return
+        st.latest += 1  # anything in flight is now stale
+        st.pending = None
+        if st.timer is not None:
+            st.timer.stop()
+        if st.running is not None:
+            st.running.cancelled.set()
+        self._update_busy(key)
+
+    def latest_id(self, key: str) -> int:
+        """The id of the newest request submitted for ``key`` (0 if none)."""
+        st = self._keys.get(key)
+        return st.latest if st else 0
+
+    def is_busy(self, key: str) -> bool:
+        """``True`` while a job for ``key`` is pending or running."""
+        st = self._keys.get(key)
+        return bool(st and (st.pending is not None or st.running is not None))
+
+    def busy_keys(self) -> list[str]:
+        """Keys with a pending or running job."""
+        return [k for k in self._keys if self.is_busy(k)]
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Cancel every job and wait (up to ``timeout_ms`` per pool) for running ones.
+
+        Safe to call twice; later submissions are ignored (they return id 0)."""
+        if self._closed:
+            return
+        self._closed = True
+        for st in self._keys.values():
+            st.pending = None
+            if st.timer is not None:
+                st.timer.stop()
+            for worker in st.workers.values():
+                worker.cancelled.set()
+        for pool in (self._light, self._heavy):
+            pool.clear()
+            pool.waitForDone(timeout_ms)
+
+    # ------------------------------------------------------------ internals
+    def _state(self, key: str) -> _KeyState:
+        st = self._keys.get(key)
+        if st is None:
+            st = self._keys[key] = _KeyState()
+            st.timer = QTimer(self)
+            st.timer.setSingleShot(True)
+            st.timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+            st.timer.timeout.connect(lambda k=key: self._launch(k))
+        return st
+
+    def _submit(self, key, job, *, heavy, generator, throttle_ms) -> int:
+        if self._closed:
+            return 0
+        if not callable(job):
+            raise TypeError(f"job must be callable, got {type(job).__name__}")
+        st = self._state(key)
+        st.latest += 1
+        st.pending = _Pending(st.latest, job, bool(heavy), bool(generator))
+        if generator and st.running is not None:
+            st.running.cancelled.set()  # a generator is long: stop the superseded one now
+        self._update_busy(key)
+        if throttle_ms <= 0:
+            st.timer.stop()
+            self._launch(key)
+        elif not st.timer.isActive():
+            st.timer.start(int(throttle_ms))
+        return st.latest
+
+    def _launch(self, key: str) -> None:
+        st = self._keys[key]
+        if self._closed or st.pending is None or st.running is not None:
+            return  # a running job launches the pending one when it finishes
+        p, st.pending = st.pending, None
+        rid = p.request_id
+        worker = _Worker(key, rid, p.job, p.generator)
+        # bound slots of this GUI-thread QObject: queued delivery on the GUI thread
+        worker.signals.returned.connect(self._on_returned)
+        worker.signals.yielded.connect(self._on_yielded)
+        worker.signals.errored.connect(self._on_errored)
+        worker.signals.finished.connect(self._on_finished)
+        st.workers[rid] = worker
+        st.running, st.running_id = worker, rid
+        (self._heavy if p.heavy else self._light).start(worker)
+
+    @Slot(str, int, object)
+    def _on_returned(self, key: str, rid: int, response) -> None:
+        if not self._closed and rid == self._keys[key].latest:
+            self.returned.emit(key, rid, response)
+
+    @Slot(str, int, object)
+    def _on_yielded(self, key: str, rid: int, item) -> None:
+        if not self._closed and rid == self._keys[key].latest:
+            self.yielded.emit(key, rid, item)
+
+    @Slot(str, int, str)
+    def _on_errored(self, key: str, rid: int, message: str) -> None:
+        if not self._closed and rid == self._keys[key].latest:
+            self.errored.emit(key, rid, message)
+
+    @Slot(str, int)
+    def _on_finished(self, key: str, rid: int) -> None:
+        st = self._keys[key]
+        st.workers.pop(rid, None)
+        if st.running_id == rid:
+            st.running, st.running_id = None, 0
+        if self._closed:
+            return
+        if st.pending is not None and not st.timer.isActive():
+            self._launch(key)
+        self._update_busy(key)
+
+    def _update_busy(self, key: str) -> None:
+        busy = self.is_busy(key)
+        st = self._keys[key]
+        if st.last_busy != busy:
+            st.last_busy = busy
+            self.busy.emit(key, busy)

@@ -1,0 +1,178 @@
+"""Dispatcher: latest wins, throttling, errors, generators, heavy pool, shutdown."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+
+def collect(dispatcher):
+    events = []
+    dispatcher.returned.connect(lambda k, i, r: events.append(("returned", k, i, r)))
+    dispatcher.errored.connect(lambda k, i, m: events.append(("errored", k, i, m)))
+    dispatcher.yielded.connect(lambda k, i, r: events.append(("yielded", k, i, r)))
+    return events
+
+
+def test_returns_result_on_gui_thread(qtbot, dispatcher):
+    threads = []
+    dispatcher.returned.connect(lambda *a: threads.append(threading.current_thread()))
+    with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
+        rid = dispatcher.submit("a", lambda: 41 + 1)
+    assert blocker.args == ["a", rid, 42]
+    assert threads == [threading.main_thread()]
+
+
+def test_burst_delivers_only_the_last(qtbot, dispatcher):
+    events = collect(dispatcher)
+    for v in range(50):
+        rid = dispatcher.submit("a", lambda v=v: (time.sleep(0.002), v)[1])
+    qtbot.waitUntil(lambda: not dispatcher.is_busy("a"), timeout=5000)
+    returned = [e for e in events if e[0] == "returned"]
+    assert returned == [("returned", "a", rid, 49)]
+    assert dispatcher.latest_id("a") == rid == 50
+
+
+def test_stale_result_is_dropped(qtbot, dispatcher):
+    events = collect(dispatcher)
+    started = threading.Event()
+
+    def slow():
+        started.set()
+        time.sleep(0.3)
+        return "old"
+
+    dispatcher.submit("a", slow, throttle_ms=0)
+    assert started.wait(5)
+    rid = dispatcher.submit("a", lambda: "new", throttle_ms=0)
+    qtbot.waitUntil(lambda: not dispatcher.is_busy("a"), timeout=5000)
+    assert [e for e in events if e[0] == "returned"] == [("returned", "a", rid, "new")]
+
+
+def test_keys_are_independent(qtbot, dispatcher):
+    events = collect(dispatcher)
+    dispatcher.submit("a", lambda: 1, throttle_ms=0)
+    dispatcher.submit("b", lambda: 2, throttle_ms=0)
+    qtbot.waitUntil(lambda: len(events) == 2, timeout=5000)
+    assert sorted((e[1], e[3]) for e in events) == [("a", 1), ("b", 2)]
+
+
+def test_error_becomes_readable_message_and_dispatcher_keeps_working(qtbot, dispatcher):
+    def bad():
+        raise ValueError("depth must be in [2, 50], got 99")
+
+    with qtbot.waitSignal(dispatcher.errored, timeout=5000) as blocker:
+        dispatcher.submit("a", bad, throttle_ms=0)
+    assert blocker.args[2] == "depth must be in [2, 50], got 99"
+
+    with qtbot.waitSignal(dispatcher.errored, timeout=5000) as blocker:
+        dispatcher.submit("a", lambda: 1 / 0, throttle_ms=0)
+    assert blocker.args[2].startswith("ZeroDivisionError")
+
+    with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
+        dispatcher.submit("a", lambda: "fine", throttle_ms=0)
+    assert blocker.args[2] == "fine"
+
+
+def test_generator_yields_then_returns_last_item(qtbot, dispatcher):
+    events = collect(dispatcher)
+
+    def gen():
+        for i in range(4):
+            yield i
+
+    with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
+        dispatcher.submit_generator("g", gen)
+    assert [e[3] for e in events if e[0] == "yielded"] == [0, 1, 2, 3]
+    assert blocker.args[2] == 3
+
+
+def test_generator_return_value_wins(qtbot, dispatcher):
+    def gen():
+        yield 1
+        return "done"
+
+    with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
+        dispatcher.submit_generator("g", gen)
+    assert blocker.args[2] == "done"
+
+
+def test_cancel_stops_generator_between_items(qtbot, dispatcher):
+    events = collect(dispatcher)
+    produced = []
+
+    def gen():
+        for i in range(1000):
+            produced.append(i)
+            time.sleep(0.005)
+            yield i
+
+    dispatcher.submit_generator("g", gen)
+    qtbot.waitUntil(lambda: any(e[0] == "yielded" for e in events), timeout=5000)
+    dispatcher.cancel("g")
+    qtbot.waitUntil(lambda: not dispatcher.is_busy("g"), timeout=5000)
+    assert len(produced) < 1000
+    assert not [e for e in events if e[0] == "returned"]
+
+
+def test_heavy_jobs_never_overlap(qtbot, dispatcher):
+    lock = threading.Lock()
+    running, peak = [0], [0]
+
+    def job():
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return True
+
+    for key in "abcd":
+        dispatcher.submit(key, job, heavy=True, throttle_ms=0)
+    qtbot.waitUntil(lambda: not dispatcher.busy_keys(), timeout=5000)
+    assert peak[0] == 1
+
+
+def test_busy_signal(qtbot, dispatcher):
+    states = []
+    dispatcher.busy.connect(lambda k, b: states.append((k, b)))
+    with qtbot.waitSignal(dispatcher.returned, timeout=5000):
+        dispatcher.submit("a", lambda: 0)
+    qtbot.waitUntil(lambda: states[-1:] == [("a", False)], timeout=5000)
+    assert states == [("a", True), ("a", False)]
+
+
+def test_shutdown_waits_and_ignores_later_submissions(qtbot, qapp):
+    from ntkviz.gui.workers import Dispatcher
+
+    d = Dispatcher()
+    events = collect(d)
+    finished = threading.Event()
+
+    def slow():
+        time.sleep(0.2)
+        finished.set()
+        return 1
+
+    d.submit("a", slow, throttle_ms=0)
+    time.sleep(0.05)
+    d.shutdown()
+    assert finished.is_set()  # waited for the running job
+    assert d.submit("a", lambda: 2) == 0
+    qapp.processEvents()
+    assert not [e for e in events if e[0] == "returned"]
+
+
+def test_readable_error():
+    from ntkviz.gui.workers import readable_error
+
+    assert readable_error(ValueError("width must be >= 1")) == "width must be >= 1"
+    assert readable_error(KeyError("x")) == "KeyError: 'x'"
+    assert readable_error(RuntimeError()) == "RuntimeError"
+
+
+def test_submit_rejects_non_callable(dispatcher):
+    with pytest.raises(TypeError, match="callable"):
+        dispatcher.submit("a", 3)
