@@ -106,6 +106,18 @@ def _arccos_one_minus(y: np.ndarray) -> np.ndarray:
     return shift_up(mul(power(2.0 * g, 0.5), acc), 1)
 
 
+def arcsin_series(x: np.ndarray):
+    """``(arcsin(x(t)), (1 - x(t)²)^{-1/2})`` for a series with ``|x(0)| < 1``.
+
+    ``d arcsin(x)/dt = x'(t) (1 - x²)^{-1/2}``, integrated term by term; with
+    ``x(0) >= 0`` and non-negative coefficients every sum is of positive terms.
+    """
+    y = -mul(x, x)
+    y[0] += 1.0
+    w = power(y, -0.5)
+    return integ(mul(deriv(x), w), math.asin(float(x[0]))), w
+
+
 def relu_duals(x: np.ndarray):
     """Series of ``κ0(x(t))`` and ``κ1(x(t))`` for a series ``x(t)`` with ``x(0) ∈ [-1, 1]``.
 
@@ -119,10 +131,8 @@ def relu_duals(x: np.ndarray):
     """
     x0 = float(x[0])
     if abs(x0) < 1.0 - 1e-12:
-        y = -mul(x, x)
-        y[0] += 1.0
-        w = power(y, -0.5)
-        k0 = integ(mul(deriv(x), w) / math.pi, 1.0 - math.acos(x0) / math.pi)
+        k0 = arcsin_series(x)[0] / math.pi
+        k0[0] += 0.5
         k1 = integ(mul(deriv(x), k0), _kappa1_scalar(x0))
         return k0, k1
     sign = 1.0 if x0 > 0 else -1.0
@@ -150,29 +160,46 @@ def _kappa1_scalar(x: float) -> float:
     return (math.sqrt((1.0 - x) * (1.0 + x)) + x * (math.pi - math.acos(x))) / math.pi
 
 
-def relu_recursion(u_series: np.ndarray, depth: int, bias: float, activation: str):
+#: c_σ for erf: 1 / E[erf(z)²] = 1 / ((2/π) asin(2/3))
+ERF_NORMALISATION = 1.0 / ((2.0 / math.pi) * math.asin(2.0 / 3.0))
+#: activations whose dual maps this module expands (step: NNGP only)
+SERIES_ACTIVATIONS = ("relu", "step", "erf")
+
+
+def dual_recursion(u_series: np.ndarray, depth: int, bias: float, activation: str):
     """Deep recursion of contracts §A on series: returns ``(NNGP_L, NTK_L)`` as series.
 
-    ``u_series`` is the cosine ``u`` as a series in the working variable. ReLU:
-    ``k̂(s; q) = q κ1(s/q)``, ``k̂' = κ0(s/q)``; step: ``k̂ = κ0(s/q)`` (NNGP only).
+    ``u_series`` is the cosine ``u`` as a series in the working variable.
     Σ_0 = u + β, q_0 = 1 + β, Θ_0 = Σ_0; Σ_l = k̂(Σ_{l-1}; q_{l-1}) + β,
-    q_l = k̂(q_{l-1}; q_{l-1}) + β, Θ_l = Σ_l + Θ_{l-1} k̂'(Σ_{l-1}; q_{l-1}).
+    q_l = k̂(q_{l-1}; q_{l-1}) + β, Θ_l = Σ_l + Θ_{l-1} k̂'(Σ_{l-1}; q_{l-1}), with
+
+    * relu: ``k̂(s; q) = q κ1(s/q)``, ``k̂' = κ0(s/q)``;
+    * step: ``k̂ = κ0(s/q)`` (NNGP only: the step NTK is infinite at u = 1, ``None``);
+    * erf: ``k̂ = c (2/π) asin(x)``, ``k̂' = c (2/π) (2/(1+2q)) (1 - x²)^{-1/2}``,
+      ``x = 2s/(1+2q)``, ``c = ERF_NORMALISATION`` (Williams 1997).
     """
     sigma = u_series.copy()
     sigma[0] += bias
     q = 1.0 + bias
     theta = sigma.copy()
     for _ in range(depth - 1):
-        rho = sigma / q
-        k0, k1 = relu_duals(rho)
-        if activation == "relu":
-            new_sigma = q * k1
-            new_q = q + bias  # q κ1(1) + β
-            theta = new_sigma + mul(theta, k0)
-        else:  # step, NNGP only
-            new_sigma = k0.copy()
-            new_q = 1.0 + bias
-            theta = None
+        if activation == "erf":
+            scale = 2.0 / (1.0 + 2.0 * q)
+            asin, w = arcsin_series(sigma * scale)
+            amp = ERF_NORMALISATION * 2.0 / math.pi
+            new_sigma = amp * asin
+            new_q = amp * math.asin(q * scale) + bias
+            theta = new_sigma + mul(theta, (amp * scale) * w)
+        else:
+            k0, k1 = relu_duals(sigma / q)
+            if activation == "relu":
+                new_sigma = q * k1
+                new_q = q + bias  # q κ1(1) + β
+                theta = new_sigma + mul(theta, k0)
+            else:  # step
+                new_sigma = k0.copy()
+                new_q = 1.0 + bias
+                theta = None
         new_sigma[0] += bias
         if theta is not None:
             theta[0] += bias

@@ -377,7 +377,7 @@ def _plan(arch: Architecture, height: int, width: int) -> _Plan:
         maxu = max(maxu, ho * wo * wo)
         maxhw = max(maxhw, h * w)
         maxh = max(maxh, h)
-    fsize = 4 * maxpool + 2 * maxwo * maxwo + 2 * maxu + 5 * maxw + 2 * maxwo + maxhw
+    fsize = 4 * maxpool + 2 * maxwo * maxwo + 2 * maxu + 5 * maxw + 2 * maxwo * maxw + maxhw
     isize = maxh + 1 + maxhw + 2 * maxh
     as_i = lambda v: np.array(v, np.int64)  # noqa: E731
     return _Plan(lay_i, lay_f, offsets, as_i(ptrs), as_i(outs), np.array(wts, np.float64),
@@ -459,6 +459,33 @@ def _patch_sum(T, i, j, i2, j2, h, w, offs):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _patch_row_tensor(T, i, j, i2, lo, hi, h, w, offs, P, Col):
+    """Later layers: P[t] = patch sum of T(u + v, u' + v), u = (i, j), u' = (i2, t), t in [lo, hi).
+
+    Same terms and summation order as :func:`_patch_sum`, vectorised along t.
+    """
+    for t in range(lo, hi):
+        P[t] = 0.0
+    for b in offs:
+        c = j + b
+        if c < 0 or c >= w:
+            continue
+        t0 = max(lo, -b)
+        t1 = min(hi, w - b)
+        for t in range(t0, t1):
+            Col[t] = 0.0
+        for a in offs:
+            r = i + a
+            r2 = i2 + a
+            if r < 0 or r >= h or r2 < 0 or r2 >= h:
+                continue
+            for t in range(t0, t1):
+                Col[t] += T[r, c, r2, t + b]
+        for t in range(t0, t1):
+            P[t] += Col[t]
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _patch_row(px, py, kx, ky0, lo, hi, s, nc, P, Col):
     """First layer: P[t] = patch sum of x at position kx with y at ky0 + t, t in [lo, hi).
 
@@ -498,15 +525,15 @@ def _layer_norms(first, px, Gin, out2d, h, w, s, offs, nu, Col, P):
 
 @njit(nogil=True, cache=True)
 def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, csr_out, csr_w,
-           dense_w, gather, Gout, Nout, W, Wn, U, Un, P, Q, Col, T, Tn, V, Vn, iny,
+           dense_w, gather, Gout, Nout, W, Wn, U, Un, P, Q, Col, T, Tn, Wt, Wtn, iny,
            nzx_ptr, nzx_col, ylo, yhi):
     """One layer of the cross recursion: patch kernel, non-linearity, pooling.
 
     For each pair of rows (i, i') with non-zero norms in both images and each
     non-zero position j of row i, the patch kernel and the non-linearity are
     evaluated on the whole span of non-zero positions of row i' (vectorised
-    row loops); the row is pooled along j' (gather), then scattered along j
-    (into W), i' (into U) and i (into Gout, Nout).
+    row loops) and scattered along j (into Wt); the slab is then pooled along
+    j' (gather, into W) and scattered along i' (into U) and i (into Gout, Nout).
     """
     h, w, s, ho, wo, kern = li[_H], li[_W], li[_S], li[_HO], li[_WO], li[_KERN]
     hp, he, wp, we, doff, goff = li[_HPTR], li[_HENT], li[_WPTR], li[_WENT], li[_DOFF], li[_GOFF]
@@ -524,14 +551,37 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
         U[:] = 0.0
         if ntk:
             Un[:] = 0.0
+        oxlo = wo
+        oxhi = 0
+        for jj in range(nzx_ptr[i], nzx_ptr[i + 1]):
+            j = nzx_col[jj]
+            e0 = csr_ptr[wp + j]
+            e1 = csr_ptr[wp + j + 1]
+            if e1 > e0:
+                oxlo = min(oxlo, csr_out[we + e0])
+                oxhi = max(oxhi, csr_out[we + e1 - 1] + 1)
+        if oxhi <= oxlo:
+            continue
         for i2 in range(h):
             lo = ylo[i2]
             hi = yhi[i2]
             if hi <= lo:
                 continue
-            W[:] = 0.0
-            if ntk:
-                Wn[:] = 0.0
+            # outputs of the width pooling reached by the span [lo, hi)
+            olo = wo
+            ohi = 0
+            for t in range(lo, hi):
+                e0 = csr_ptr[wp + t]
+                e1 = csr_ptr[wp + t + 1]
+                if e1 > e0:
+                    olo = min(olo, csr_out[we + e0])
+                    ohi = max(ohi, csr_out[we + e1 - 1] + 1)
+            if ohi <= olo:
+                continue
+            for o in range(oxlo, oxhi):
+                for t in range(lo, hi):
+                    Wt[o * w + t] = 0.0
+                    Wtn[o * w + t] = 0.0
             for jj in range(nzx_ptr[i], nzx_ptr[i + 1]):
                 j = nzx_col[jj]
                 if first:
@@ -540,59 +590,62 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                         for t in range(lo, hi):
                             Q[t] = P[t]
                 else:
-                    for t in range(lo, hi):
-                        P[t] = _patch_sum(Gin, i, j, i2, t, h, w, offs)
+                    _patch_row_tensor(Gin, i, j, i2, lo, hi, h, w, offs, P, Col)
                     if ntk:
-                        for t in range(lo, hi):
-                            Q[t] = _patch_sum(Nin, i, j, i2, t, h, w, offs)
+                        _patch_row_tensor(Nin, i, j, i2, lo, hi, h, w, offs, Q, Col)
                 nxv = nx[i, j]
                 inx = 1.0 / max(nxv, 1e-6)
                 # non-linearity, in the reference's operation order (cosines bitwise equal matter at c ~ 1)
-                if kern == 0:
+                if kern == 0 and ntk:
                     for t in range(lo, hi):
                         c = (P[t] * nu * inx) * iny[i2 * w + t]
                         c = min(max(c, -1.0), 1.0)
                         theta = _acos(c)
                         T[t] = ((math.sqrt(1.0 - c * c) + c * (pi - theta)) / pi * nxv) * ny[i2, t]
-                        if ntk:
-                            Tn[t] = (Q[t] * nu * (pi - theta)) / pi + T[t]
+                        Tn[t] = (Q[t] * nu * (pi - theta)) / pi + T[t]
+                elif kern == 0:
+                    for t in range(lo, hi):
+                        c = (P[t] * nu * inx) * iny[i2 * w + t]
+                        c = min(max(c, -1.0), 1.0)
+                        theta = _acos(c)
+                        T[t] = ((math.sqrt(1.0 - c * c) + c * (pi - theta)) / pi * nxv) * ny[i2, t]
                 else:
                     for t in range(lo, hi):
                         c = (P[t] * nu * inx) * iny[i2 * w + t]
                         c = min(max(c, -1.0), 1.0)
                         T[t] = (math.exp(inv_s2 * (c - 1.0)) * nxv) * ny[i2, t]
-                # pool along j' (gather over the span)
-                for o in range(wo):
-                    a0 = max(gather[goff + 2 * o], lo)
-                    a1 = min(gather[goff + 2 * o + 1], hi)
-                    acc = 0.0
-                    accn = 0.0
-                    for t in range(a0, a1):
-                        g = dense_w[doff + o * w + t]
-                        acc += g * T[t]
-                        if ntk:
-                            accn += g * Tn[t]
-                    V[o] = acc
-                    Vn[o] = accn
-                # pool along j (scatter V into W[o, :])
+                # pool along j (scatter the row into Wt[o, :])
                 for e in range(csr_ptr[wp + j], csr_ptr[wp + j + 1]):
                     o = csr_out[we + e]
                     g = csr_w[we + e]
-                    for t in range(wo):
-                        W[o * wo + t] += g * V[t]
                     if ntk:
-                        for t in range(wo):
-                            Wn[o * wo + t] += g * Vn[t]
+                        for t in range(lo, hi):
+                            Wt[o * w + t] += g * T[t]
+                            Wtn[o * w + t] += g * Tn[t]
+                    else:
+                        for t in range(lo, hi):
+                            Wt[o * w + t] += g * T[t]
+            # pool along j' (gather over the span, only the outputs it reaches)
+            for o in range(oxlo, oxhi):
+                for o2 in range(olo, ohi):
+                    a0 = max(gather[goff + 2 * o2], lo)
+                    a1 = min(gather[goff + 2 * o2 + 1], hi)
+                    acc = 0.0
+                    accn = 0.0
+                    for t in range(a0, a1):
+                        g = dense_w[doff + o2 * w + t]
+                        acc += g * Wt[o * w + t]
+                        accn += g * Wtn[o * w + t]
+                    W[o * wo + o2] = acc
+                    Wn[o * wo + o2] = accn
             # pool along i' (scatter W into U[o])
             for e in range(csr_ptr[hp + i2], csr_ptr[hp + i2 + 1]):
-                o = csr_out[he + e]
                 g = csr_w[he + e]
-                base = o * wo * wo
-                for t in range(wo * wo):
-                    U[base + t] += g * W[t]
-                if ntk:
-                    for t in range(wo * wo):
-                        Un[base + t] += g * Wn[t]
+                base = csr_out[he + e] * wo * wo
+                for o in range(oxlo, oxhi):
+                    for o2 in range(olo, ohi):
+                        U[base + o * wo + o2] += g * W[o * wo + o2]
+                        Un[base + o * wo + o2] += g * Wn[o * wo + o2]
         # pool along i: Gout[o, jo, io', jo'] += g * U[io', jo, jo']
         for e in range(csr_ptr[hp + i], csr_ptr[hp + i + 1]):
             o = csr_out[he + e]
@@ -640,9 +693,9 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
     T = fbuf[p0 + 3 * maxw:p0 + 4 * maxw]
     Tn = fbuf[p0 + 4 * maxw:p0 + 5 * maxw]
     p0 += 5 * maxw
-    V = fbuf[p0:p0 + maxwo]
-    Vn = fbuf[p0 + maxwo:p0 + 2 * maxwo]
-    p0 += 2 * maxwo
+    Wt = fbuf[p0:p0 + maxwo * maxw]
+    Wtn = fbuf[p0 + maxwo * maxw:p0 + 2 * maxwo * maxw]
+    p0 += 2 * maxwo * maxw
     iny = fbuf[p0:p0 + maxhw]
     nzx_ptr = ibuf[0:maxh + 1]
     nzx_col = ibuf[maxh + 1:maxh + 1 + maxhw]
@@ -672,7 +725,7 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
             Nout4 = NA[:n4].reshape((ho, wo, ho, wo))
         _layer(first, px, py, Gin4, Nin4, nx, ny, lay_i[k], offs, lay_f[k, 0], lay_f[k, 1], ntk,
                csr_ptr, csr_out, csr_w, dense_w, gather, Gout4, Nout4,
-               W[:wo * wo], Wn[:wo * wo], U[:ho * wo * wo], Un[:ho * wo * wo], P, Q, Col, T, Tn, V, Vn, iny,
+               W[:wo * wo], Wn[:wo * wo], U[:ho * wo * wo], Un[:ho * wo * wo], P, Q, Col, T, Tn, Wt, Wtn, iny,
                nzx_ptr, nzx_col, ylo, yhi)
         Gin4 = Gout4
         Nin4 = Nout4
@@ -886,15 +939,56 @@ def _threads() -> int:
     return max(1, numba.get_num_threads())
 
 
+class _Batch:
+    """A stack of images prepared for parallel kernel evaluation (norms filled on demand).
+
+    ``self_chunk`` runs the per-image norm pass on a range of images,
+    ``pair_chunk`` the cross pass on index pairs; both call the one
+    ``parallel=True`` kernel with per-thread work buffers allocated once here.
+    """
+
+    def __init__(self, stack: np.ndarray, arch: Architecture, ntk: bool):
+        self.arch = arch
+        self.ntk = ntk
+        n, h, w, _c = stack.shape
+        self.plan = plan = _plan(arch, h, w)
+        s0 = arch.layers[0].npatch
+        self.patches = np.stack([_patches(im, s0) for im in stack])
+        self.norms = np.zeros((n, plan.norm_len))
+        self.self_ckn = np.full(n, np.nan)
+        self.self_ntk = np.full(n, np.nan)
+        nthreads = _threads()
+        self._args = (plan.lay_i, plan.lay_f, plan.offsets, plan.csr_ptr, plan.csr_out, plan.csr_w,
+                      plan.dense_w, plan.gather, ntk, np.zeros((nthreads, plan.fsize)),
+                      np.zeros((nthreads, plan.isize), np.int64))
+
+    def self_chunk(self, start: int, stop: int) -> None:
+        idx = np.arange(start, stop, dtype=np.int64)
+        _pairs_parallel(True, idx, idx, self.patches, self.norms, *self._args,
+                        self.self_ckn[start:stop], self.self_ntk[start:stop])
+
+    def pair_chunk(self, ii: np.ndarray, jj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(K_ckn, K_ntk) of the pairs (ii[p], jj[p]); the norms of both must be done."""
+        ii = np.ascontiguousarray(ii, dtype=np.int64)
+        jj = np.ascontiguousarray(jj, dtype=np.int64)
+        out_c = np.zeros(len(ii))
+        out_n = np.zeros(len(ii))
+        _pairs_parallel(False, ii, jj, self.patches, self.norms, *self._args, out_c, out_n)
+        if not self.ntk:
+            out_n[:] = np.nan
+        return out_c, out_n
+
+
 def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs: int = 64
               ) -> Iterator[GramProgress]:
     """Gram matrix of ``images`` (or cross matrix against ``images_b``) in chunks.
 
-    Yields :class:`GramProgress` after the per-image norm pass and after every
-    chunk of ``chunk_pairs`` pairs; stop iterating to cancel (numba work is never
-    interrupted mid-chunk). The last item carries ``.matrix`` (N, N) or (N, M).
-    Without ``images_b`` only pairs ``i <= j`` are computed and mirrored.
-    Pairs run in parallel (one ``parallel=True`` kernel; numba's thread count).
+    Yields :class:`GramProgress` after every chunk of ``chunk_pairs`` images
+    (norm pass) or pairs (cross pass); stop iterating to cancel (numba work is
+    never interrupted mid-chunk). The last item carries ``.matrix`` (N, N) or
+    (N, M). Without ``images_b`` only pairs ``i <= j`` are computed and
+    mirrored, so the matrix is exactly symmetric. Pairs run in parallel (one
+    ``parallel=True`` kernel, numba's thread count).
     """
     arch = arch.validated()
     arch.check_mode(mode)
@@ -903,47 +997,30 @@ def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs:
     B = None if images_b is None else _as_stack(images_b, "images_b")
     if B is not None and B.shape[1:] != A.shape[1:]:
         raise ValueError(f"images_b must have the image shape of images {A.shape[1:]}, got {B.shape[1:]}")
+    arch.layer_sizes(A.shape[1], A.shape[2])
     stack = A if B is None else np.concatenate([A, B])
-    n_a = A.shape[0]
-    n_tot = stack.shape[0]
-    _, h, w, c = stack.shape
-    plan = _plan(arch, h, w)
-    ntk = mode == "ntk"
-    s0 = arch.layers[0].npatch
-    patches = np.stack([_patches(im, s0) for im in stack])
-    norms = np.zeros((n_tot, plan.norm_len))
-    nthreads = _threads()
-    fbufs = np.zeros((nthreads, plan.fsize))
-    ibufs = np.zeros((nthreads, plan.isize), np.int64)
+    n_a, n_tot = A.shape[0], stack.shape[0]
+    batch = _Batch(stack, arch, mode == "ntk")
     if B is None:
         ii, jj = np.triu_indices(n_a)
     else:
         ii, jj = np.meshgrid(np.arange(n_a), np.arange(n_a, n_tot), indexing="ij")
         ii, jj = ii.ravel(), jj.ravel()
-    ii = ii.astype(np.int64)
-    jj = jj.astype(np.int64)
     total = len(ii) + n_tot
     done = 0
-    args = (plan.lay_i, plan.lay_f, plan.offsets, plan.csr_ptr, plan.csr_out, plan.csr_w, plan.dense_w,
-            plan.gather, ntk, fbufs, ibufs)
-    self_c = np.zeros(n_tot)
-    self_n = np.zeros(n_tot)
     for start in range(0, n_tot, chunk_pairs):
         stop = min(start + chunk_pairs, n_tot)
-        sl = np.arange(start, stop, dtype=np.int64)
-        _pairs_parallel(True, sl, sl, patches, norms, *args, self_c[start:stop], self_n[start:stop])
+        batch.self_chunk(start, stop)
         done += stop - start
         yield GramProgress(done / total, done, total)
-    vals_c = np.zeros(len(ii))
-    vals_n = np.zeros(len(ii))
+    vals = np.zeros(len(ii))
     for start in range(0, len(ii), chunk_pairs):
         stop = min(start + chunk_pairs, len(ii))
-        _pairs_parallel(False, ii[start:stop], jj[start:stop], patches, norms, *args,
-                        vals_c[start:stop], vals_n[start:stop])
+        kc, kn = batch.pair_chunk(ii[start:stop], jj[start:stop])
+        vals[start:stop] = kn if mode == "ntk" else kc
         done += stop - start
         if done < total:
             yield GramProgress(done / total, done, total)
-    vals = vals_n if ntk else vals_c
     if B is None:
         K = np.zeros((n_a, n_a))
         K[ii, jj] = vals

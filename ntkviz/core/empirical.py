@@ -22,7 +22,8 @@ sphere of R^dim. By rotation invariance of Gaussian weights only two input
 coordinates matter, so ``dim`` does not change the distribution (nor the
 numbers drawn for a seed).
 
-Speed. All cosines share one network per sample (smooth curves). A hidden
+Speed. By default all cosines share one network per sample (smooth curves;
+``coupling="independent"`` draws one network per cosine instead). A hidden
 layer's m×m matrix W is never drawn: with N inputs and Q an orthonormal basis
 (QR) of the span of the layer's inputs, W = (WQ)Qᵀ + W(I − QQᵀ) where WQ is an
 m×N Gaussian matrix and the second part is independent of it and enters the
@@ -45,6 +46,7 @@ from ntkviz.core.arccos import flat_cosines
 __all__ = ["EmpiricalKernels", "empirical_kernels", "MAX_WIDTH"]
 
 MAX_WIDTH = 65536
+COUPLINGS = ("shared", "independent")
 
 
 @dataclass(frozen=True)
@@ -63,51 +65,74 @@ class EmpiricalKernels:
     seed: int
     activation: str = "relu"
     bias: float = 0.0
+    coupling: str = "shared"
 
     @property
     def n_samples(self) -> int:
         return self.ntk.shape[0]
 
 
-def sphere_inputs(u: np.ndarray) -> np.ndarray:
-    """Rows x = e1 followed by x'_j = u_j e1 + √(1−u_j²) e2 (first two coordinates)."""
+def sphere_inputs(u: np.ndarray, coupling: str = "shared") -> np.ndarray:
+    """Input batches (B, N, 2): first two coordinates of x = e1 (row 0) and of x'_j.
+
+    ``shared``: one batch, rows e1 then x'_j = u_j e1 + √(1−u_j²) e2 for all j.
+    ``independent``: one batch per cosine, rows e1 and x'_j.
+    """
     sin = np.sqrt((1.0 - u) * (1.0 + u))
-    return np.vstack([[1.0, 0.0], np.column_stack([u, sin])])
+    others = np.column_stack([u, sin])
+    if coupling == "shared":
+        return np.vstack([[1.0, 0.0], others])[None]
+    first = np.broadcast_to([1.0, 0.0], others.shape)
+    return np.stack([first, others], axis=1)
+
+
+def _rows_dot_first(a: np.ndarray) -> np.ndarray:
+    """⟨a[b, n], a[b, 0]⟩ for every batch b and row n."""
+    return np.einsum("bnm,bm->bn", a, a[:, 0])
 
 
 def _one_network(x: np.ndarray, width: int, depth: int, c: float, bias: float,
                  sigma, dsigma, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical (NTK, NNGP) between row 0 of ``x`` and every row, one network."""
+    """Empirical (NTK, NNGP) between row 0 and every row of each batch of ``x`` (B, N, 2).
+
+    Every batch is an independent network (one network when B = 1).
+    """
+    nb, n_in = x.shape[0], x.shape[1]
     scale = math.sqrt(c / width)
     root_b = math.sqrt(bias)
-    pre = [x @ rng.standard_normal((width, x.shape[1])).T + root_b * rng.standard_normal(width)]
+
+    def bias_rows():
+        return root_b * rng.standard_normal((nb, 1, width)) if bias else 0.0
+
+    pre = [x @ rng.standard_normal((nb, 2, width)) + bias_rows()]  # h¹ = W¹x + √β b¹
     bases = []  # (Q, V) of each hidden m×m layer
     for _ in range(depth - 2):
-        act = sigma(pre[-1])
-        q, r = np.linalg.qr(act.T)
-        v = rng.standard_normal((width, q.shape[1]))
+        q, r = np.linalg.qr(np.swapaxes(sigma(pre[-1]), 1, 2))  # σ(h)ᵀ = QR, Q: (B, m, r)
+        v = rng.standard_normal((nb, width, q.shape[2]))  # WQ
         bases.append((q, v))
-        pre.append(scale * (v @ r).T + root_b * rng.standard_normal(width))
+        pre.append(scale * np.swapaxes(v @ r, 1, 2) + bias_rows())
     acts = [sigma(h) for h in pre]
-    last = scale * scale * (acts[-1] @ acts[-1][0]) + bias
-    w = rng.standard_normal(width)
+    last = scale * scale * _rows_dot_first(acts[-1]) + bias
+    w = rng.standard_normal((nb, 1, width))
     grad = scale * w * dsigma(pre[-1])  # g^{L−1}, one row per input
     ntk = last.copy()
     for k in range(depth - 2, 0, -1):  # weight layer k+1 maps σ(h^k) to h^{k+1}
-        ntk += (grad @ grad[0]) * (scale * scale * (acts[k - 1] @ acts[k - 1][0]) + bias)
+        ntk += _rows_dot_first(grad) * (scale * scale * _rows_dot_first(acts[k - 1]) + bias)
         q, v = bases[k - 1]
-        back = (grad @ v) @ q.T
-        if q.shape[1] < q.shape[0]:  # the part of W orthogonal to the inputs' span
-            _, rg = np.linalg.qr(grad.T)
-            noise = rg.T @ rng.standard_normal((rg.shape[0], width))
-            back += noise - (noise @ q) @ q.T
+        qt = np.swapaxes(q, 1, 2)
+        back = (grad @ v) @ qt
+        if q.shape[2] < q.shape[1]:  # the part of W orthogonal to the inputs' span
+            _, rg = np.linalg.qr(np.swapaxes(grad, 1, 2))
+            noise = np.swapaxes(rg, 1, 2) @ rng.standard_normal((nb, rg.shape[1], width))
+            back += noise - (noise @ q) @ qt
         grad = scale * back * dsigma(pre[k - 1])
-    ntk += (grad @ grad[0]) * (x @ x[0] + bias)
-    return ntk[1:], last[1:]
+    ntk += _rows_dot_first(grad) * (np.einsum("bnk,bk->bn", x, x[:, 0]) + bias)
+    return ntk[:, 1:].reshape(-1), last[:, 1:].reshape(-1)
 
 
 def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: int = 1,
-                      dim: int = 2, activation: str = "relu", bias: float = 0.0) -> EmpiricalKernels:
+                      dim: int = 2, activation: str = "relu", bias: float = 0.0,
+                      coupling: str = "shared") -> EmpiricalKernels:
     """Empirical NTK and NNGP of ``n_samples`` random networks of width ``width``.
 
     Parameters
@@ -129,6 +154,11 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
         ``step`` σ' = 0 almost everywhere, so only the last-layer term survives.
     bias : float
         Bias variance β >= 0 (biases √β·N(0, 1) in every layer).
+    coupling : str
+        ``shared``: one network per sample for all cosines (a smooth curve per
+        sample; cost O(L N² m) for N cosines); ``independent``: a fresh network
+        for every cosine (same marginal law at each u, jagged curves; cost
+        O(L N m), for many cosines at large width).
     """
     flat, _ = flat_cosines(u)
     width = check_int("width", width, 1, MAX_WIDTH)
@@ -138,8 +168,9 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
     check_int("dim", dim, 2)
     check_choice("activation", activation, ACTIVATIONS)
     bias = check_float("bias", bias, 0.0, 100.0)
+    check_choice("coupling", coupling, COUPLINGS)
     sigma, dsigma, c = activation_functions(activation)
-    x = sphere_inputs(flat)
+    x = sphere_inputs(flat, coupling)
     children = np.random.SeedSequence(seed).spawn(n_samples)
     ntk = np.empty((n_samples, flat.size))
     nngp = np.empty((n_samples, flat.size))
@@ -148,4 +179,4 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
                                        np.random.default_rng(child))
     for arr in (flat, ntk, nngp):
         arr.setflags(write=False)
-    return EmpiricalKernels(flat, ntk, nngp, width, depth, seed, activation, bias)
+    return EmpiricalKernels(flat, ntk, nngp, width, depth, seed, activation, bias, coupling)

@@ -27,7 +27,7 @@ Methods (``Spectrum.method``):
         μ_k = Σ_j (c_j + (-1)^k d_j) E_k(j/2) + Σ_{n ≡ k (2), n >= k} r_n T(n, k),
 
     an exact identity whose second sum converges fast (``r_n`` decays like a high power
-    of ``1/n``) and is truncated at ``n < 2048``. No step subtracts two large numbers
+    of ``1/n``) and is truncated at ``n < 1024``. No step subtracts two large numbers
     for the tail, so relative accuracy holds where ``μ_k`` is ``1e-30`` of ``μ_0``.
     Several truncation orders of ``S`` are tried per ``k``; the one with the smallest
     error estimate (rounding bound + a model of the neglected tail) wins.
@@ -42,16 +42,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
+from scipy.special import roots_legendre
 
 from ntkviz.core import _series
 from ntkviz.core._validate import check_int
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ntkviz.core.dotkernel import KernelSpec
+from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
 
 __all__ = [
     "multiplicity",
@@ -73,7 +72,11 @@ _N_PUISEUX = 41
 #: highest odd power of h kept in the singular part S, candidates tried per k
 _SINGULAR_ORDERS = (1, 3, 5, 9, 15, 23, 31, 39)
 #: relative accuracy assumed for the Taylor coefficients per layer (positive sums)
-_TAYLOR_RTOL_PER_LAYER = 1e-14
+_TAYLOR_RTOL_PER_LAYER = 2e-14
+#: relative error floor of the series route (measured: <= 3e-13 against 50-digit values)
+_SERIES_RTOL_FLOOR = 5e-13
+#: the series route falls back to quadrature, per k, where its error estimate is above this
+_HYBRID_RTOL = 1e-10
 
 
 # --------------------------------------------------------------------------- multiplicities
@@ -124,7 +127,7 @@ class Spectrum:
     error_estimate: np.ndarray
     exact_zero: np.ndarray
     dim: int
-    spec: "KernelSpec"
+    spec: KernelSpec
     method: str
 
     @property
@@ -133,9 +136,10 @@ class Spectrum:
         return self.exact_zero | (self.error_estimate <= 1e-6 * np.abs(self.mu))
 
     def rows(self):
-        """CSV rows ``k, multiplicity, mu, error_estimate``."""
+        """CSV rows ``k, multiplicity, mu, error_estimate`` (multiplicity as int below 2^53)."""
         for i in range(self.k.shape[0]):
-            yield (int(self.k[i]), float(self.multiplicity[i]), float(self.mu[i]),
+            n = float(self.multiplicity[i])
+            yield (int(self.k[i]), int(n) if n < 2.0 ** 53 else n, float(self.mu[i]),
                    float(self.error_estimate[i]))
 
 
@@ -241,25 +245,79 @@ class _Expansion:
     c: np.ndarray  # κ(1 - h²) = Σ c_j h^j
     d: np.ndarray  # κ(-1 + h²) = Σ d_j h^j
     layers: int
+    star: float = 0.0  # β > 0: the first layer's singular point u* = -(1 + 2β) < -1 ...
+    e: np.ndarray | None = None  # ... and κ(u* + h²) = Σ e_j h^j
 
 
 def _series_kernel(spec) -> bool:
-    return spec.name in ("ntk", "nngp") and (
-        spec.activation == "relu" or (spec.activation == "step" and spec.name == "nngp"))
+    return spec.name in ("ntk", "nngp") and spec.activation in _series.SERIES_ACTIVATIONS and not (
+        spec.activation == "step" and spec.name == "ntk")
 
 
 def _expansion(spec) -> _Expansion:
     which = 1 if spec.name == "ntk" else 0
     u = np.zeros(_N_TAYLOR)
     u[1] = 1.0
-    b = _series.relu_recursion(u, spec.depth, spec.bias, spec.activation)[which]
+    b = _series.dual_recursion(u, spec.depth, spec.bias, spec.activation)[which]
+    if spec.activation == "erf":
+        # entire duals, |2s/(1+2q)| < 1 on the closed disk: no end-point singularity,
+        # b_n decays geometrically and the plain positive sum is the whole story
+        c = np.zeros(_N_PUISEUX)
+        c[0] = float(np.sum(b[::-1]))
+        return _Expansion(b=b, c=c, d=np.zeros(_N_PUISEUX), layers=spec.depth)
     h_plus = np.zeros(_N_PUISEUX)
     h_plus[0], h_plus[2] = 1.0, -1.0
-    c = _series.relu_recursion(h_plus, spec.depth, spec.bias, spec.activation)[which]
+    c = _series.dual_recursion(h_plus, spec.depth, spec.bias, spec.activation)[which]
     h_minus = np.zeros(_N_PUISEUX)
     h_minus[0], h_minus[2] = -1.0, 1.0
-    d = _series.relu_recursion(h_minus, spec.depth, spec.bias, spec.activation)[which]
+    d = _series.dual_recursion(h_minus, spec.depth, spec.bias, spec.activation)[which]
+    if spec.bias > 0.0 and spec.activation != "erf":
+        star = -(1.0 + 2.0 * spec.bias)
+        h_star = np.zeros(_N_PUISEUX)
+        h_star[0], h_star[2] = star, 1.0
+        e = _series.dual_recursion(h_star, spec.depth, spec.bias, spec.activation)[which]
+        return _Expansion(b=b, c=c, d=d, layers=spec.depth, star=star, e=e)
     return _Expansion(b=b, c=c, d=d, layers=spec.depth)
+
+
+#: odd powers of sqrt(u - u*) subtracted at the bias singularity u* (when it is close)
+_STAR_ORDERS = 7
+#: the bias singularity is handled when a^{-N} (a = |u*|) exceeds this
+_STAR_THRESHOLD = 1e-30
+#: longest direct sum used for the eigenvalues of (u - u*)^{j/2}
+_STAR_MAX_TERMS = 400_000
+
+
+def _bias_singularity(ex: _Expansion, p: int, kmax: int):
+    """Part of the series route for β > 0: the first layer's cosine (u + β)/(1 + β) hits
+    -1 at ``u* = -(1 + 2β)``, just outside the unit disk when β is small, and
+    ``b_n`` carries a ``(-1)^n a^{-n} n^{-3/2}`` component (a = 1 + 2β) that decays too
+    slowly for the truncated sum. It is subtracted as ``Σ_j e_j (u + a)^{j/2}``, whose
+    eigenvalues are direct sums ``Σ_n [u^n](u + a)^{j/2} T(n, k)`` of one sign per parity
+    (geometric convergence, no cancellation).
+
+    Returns ``(s_n, part, part_abs)`` (Taylor coefficients for n < N, eigenvalue part and
+    its absolute-value scale per k) or ``None`` when the singularity is far enough.
+    """
+    if ex.e is None:
+        return None
+    a = -ex.star
+    n_taylor = ex.b.shape[0]
+    if math.exp(-n_taylor * math.log(a)) < _STAR_THRESHOLD:
+        return None
+    n_long = int(min(_STAR_MAX_TERMS, n_taylor + 80.0 / math.log(a) + 2 * kmax))
+    n = np.arange(n_long)
+    sign_n = np.where(n % 2 == 0, 1.0, -1.0)
+    rows = []
+    for j in range(1, _STAR_ORDERS + 1, 2):
+        alpha = 0.5 * j
+        g = _series.taylor_one_minus_power(alpha, n_long)
+        rows.append(ex.e[j] * sign_n * g * np.exp((alpha - n) * math.log(a)))
+    rows = np.array(rows)
+    part = np.zeros((rows.shape[0], kmax + 1))
+    part_abs = np.zeros_like(part)
+    _series.moment_sums_rows(rows, kmax, float(p), part, part_abs)
+    return rows[:, :n_taylor].sum(axis=0), part.sum(axis=0), np.abs(part).sum(axis=0) + part_abs.sum(axis=0) * 0.0
 
 
 @njit(nogil=True, cache=True)
@@ -285,6 +343,10 @@ def _series_spectrum(spec, p: int, kmax: int):
     emom = _singular_moments(alphas, kmax, float(p))
     c_odd = ex.c[odd]
     d_odd = ex.d[odd]
+    b = ex.b
+    star = _bias_singularity(ex, p, kmax)
+    if star is not None:
+        b = b - star[0]
     # cumulative singular parts: one row per candidate order
     rows_r = []
     rows_model = []
@@ -298,7 +360,7 @@ def _series_spectrum(spec, p: int, kmax: int):
         contrib = (c_odd[:m, None] + d_odd[:m, None] * par_k) * emom[:m]
         s_part[ci] = contrib.sum(axis=0)
         s_abs[ci] = np.abs(contrib).sum(axis=0)
-        r = ex.b - s_n
+        r = b - s_n
         rows_r.append(r)
         # tail model: r_n ≈ C [u^n](1-u)^{α*} beyond the truncation, α* the next exponent
         nxt = min(m, len(alphas) - 1)
@@ -313,9 +375,13 @@ def _series_spectrum(spec, p: int, kmax: int):
     nc = len(_SINGULAR_ORDERS)
     mu_c = s_part + sums[:nc]
     rounding = 8.0 * _EPS * (s_abs + abs_sums[:nc])
+    if star is not None:
+        mu_c += star[1]
+        rounding += 8.0 * _EPS * star[2]
     taylor_err = _TAYLOR_RTOL_PER_LAYER * ex.layers * abs_sums[-1]
     tail = model_coef[:, None] * np.abs(model_moment - sums[nc:2 * nc])
-    err_c = rounding + taylor_err + tail + 8.0 * _EPS * np.abs(model_coef[:, None] * model_moment)
+    err_c = (rounding + taylor_err + tail + 8.0 * _EPS * np.abs(model_coef[:, None] * model_moment)
+             + _SERIES_RTOL_FLOOR * np.abs(mu_c))
     best = np.argmin(err_c, axis=0)
     mu = mu_c[best, ks]
     err = err_c[best, ks]
@@ -353,15 +419,19 @@ def _legendre_moments(x, weights, kmax, p, out, absout):
         absout[k] = sa
 
 
+@lru_cache(maxsize=16)
 def _quadrature_rule(n: int, p: int):
     """Nodes t = cos θ and weights ω w_i sin^{p-2} θ_i of Gauss–Legendre in θ ∈ [0, π]."""
-    z, w = np.polynomial.legendre.leggauss(n)
+    z, w = roots_legendre(n)
     theta = 0.5 * math.pi * (z + 1.0)
     w = 0.5 * math.pi * w
     log_omega = math.lgamma(0.5 * p) - 0.5 * math.log(math.pi) - math.lgamma(0.5 * (p - 1))
     sin_t = np.sin(theta)
     weights = w * np.exp(log_omega + (p - 2) * np.log(sin_t))
-    return np.cos(theta), weights
+    t = np.cos(theta)
+    t.flags.writeable = False
+    weights.flags.writeable = False
+    return t, weights
 
 
 def quadrature_spectrum(kernel, p: int, kmax: int, nodes: int):
@@ -383,8 +453,6 @@ def _quadrature_nodes(kmax: int) -> int:
 
 
 def _quadrature_route(spec, p: int, kmax: int):
-    from ntkviz.core.dotkernel import evaluate_kernel
-
     def kernel(t):
         return evaluate_kernel(spec, t)[0]
 
@@ -392,17 +460,35 @@ def _quadrature_route(spec, p: int, kmax: int):
     mu, absmu = quadrature_spectrum(kernel, p, kmax, n_fine)
     mu_coarse, _ = quadrature_spectrum(kernel, p, kmax, (3 * n_fine) // 4)
     # kernel values carry ~1e-15 relative error; the sum rounds at ~eps per term
-    err = np.abs(mu - mu_coarse) + 2e-15 * absmu + 8.0 * _EPS * absmu
+    err = np.abs(mu - mu_coarse) + 4e-15 * absmu + 8.0 * _EPS * absmu + 1e-14 * np.abs(mu)
     return mu, err, np.zeros(kmax + 1, dtype=bool), 1.0  # evaluate_kernel already normalises
 
 
+def _parity_zeros(spec: KernelSpec, kmax: int) -> np.ndarray:
+    """Eigenvalues that vanish by symmetry for activation kernels without bias.
+
+    An odd σ (tanh, erf) makes every dual map odd in s and every k̂' even, so the NNGP and
+    the NTK are odd functions of u: μ_k = 0 for even k. The sigmoid is 1/2 + odd, so at
+    depth 2 the kernel is a constant plus an odd function: μ_k = 0 for even k >= 2.
+    """
+    k = np.arange(kmax + 1)
+    if spec.bias != 0.0 or spec.name not in ("ntk", "nngp"):
+        return np.zeros(kmax + 1, dtype=bool)
+    if spec.activation in ("tanh", "erf"):
+        return k % 2 == 0
+    if spec.activation == "sigmoid" and spec.depth == 2:
+        return (k % 2 == 0) & (k >= 2)
+    return np.zeros(kmax + 1, dtype=bool)
+
+
 # --------------------------------------------------------------------------- public API
-def _validated(spec):
-    validated = getattr(spec, "validated", None)
-    return validated() if callable(validated) else spec
+def _validated(spec) -> KernelSpec:
+    if not isinstance(spec, KernelSpec):
+        raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
+    return spec.validated()
 
 
-def mercer_spectrum(spec: "KernelSpec", dim: int, kmax: int) -> Spectrum:
+def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
     """Mercer eigenvalues ``μ_k`` of ``spec`` on ``S^{dim-1}`` for ``k = 0..kmax``.
 
     Parameters
@@ -431,11 +517,23 @@ def mercer_spectrum(spec: "KernelSpec", dim: int, kmax: int) -> Spectrum:
     elif _series_kernel(spec):
         mu, err, zero, at_one = _series_spectrum(spec, p, kmax)
         method = "series"
+        if np.any(err > _HYBRID_RTOL * np.abs(mu)):
+            # very deep or nearly singular kernels: take quadrature where it is better
+            q_mu, q_err, _, _ = _quadrature_route(spec.replace(normalize=False), p, kmax)
+            better = q_err < err
+            if np.any(better):
+                mu = np.where(better, q_mu, mu)
+                err = np.where(better, q_err, err)
+                method = "series+quadrature"
     else:
         mu, err, zero, at_one = _quadrature_route(spec, p, kmax)
         at_one = 1.0
         method = "quadrature"
-    if spec.normalize and method != "quadrature":
+    if method != "closed-form":
+        zero = _parity_zeros(spec, kmax)
+        mu = np.where(zero, 0.0, mu)
+        err = np.where(zero, 0.0, err)
+    if spec.normalize and method != "quadrature":  # quadrature evaluates the normalised kernel
         mu = mu / at_one
         err = err / at_one
     ks = np.arange(kmax + 1)
@@ -443,7 +541,7 @@ def mercer_spectrum(spec: "KernelSpec", dim: int, kmax: int) -> Spectrum:
                     exact_zero=zero, dim=p, spec=spec, method=method)
 
 
-def decay_guides(spec: "KernelSpec", dim: int) -> list[tuple[str, float, float]]:
+def decay_guides(spec: KernelSpec, dim: int) -> list[tuple[str, float, float]]:
     """Guide lines ``μ_k ≈ C k^exponent`` for the spectrum plot: ``(label, C, exponent)``.
 
     * κ0 and NTKs: ``C(p) k^{-p}`` (spec §2.2–2.4); κ1 / NNGPs: ``p C(p) k^{-p-2}``.

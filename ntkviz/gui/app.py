@@ -25,9 +25,12 @@ def create_app(argv: list[str] | None = None):
     from PySide6 import QtGui, QtWidgets
 
     from ntkviz import APP_ID, __version__
-    from ntkviz.gui.headless import configure_pyqtgraph
+    from ntkviz.gui.headless import configure_pyqtgraph, install_message_filter
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(argv or ["ntkviz"])
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        install_message_filter()
+        app = QtWidgets.QApplication(argv or ["ntkviz"])
     app.setApplicationName("ntkviz")
     app.setOrganizationName("ntkviz")
     app.setApplicationVersion(__version__)

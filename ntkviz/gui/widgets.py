@@ -188,14 +188,15 @@ class Readout(QtWidgets.QLabel):
 
     def setValue(self, value) -> None:  # noqa: N802 - Qt naming
         """Show ``value`` (``None`` shows a dash; strings are shown verbatim)."""
+        units = self.units
         if value is None:
-            text = "–"
+            text, units = "–", ""
         elif isinstance(value, str):
             text = value
         else:
             text = self.fmt.format(value)
         prefix = f"{self.name} = " if self.name else ""
-        self.setText(f"{prefix}{text}{self.units}")
+        self.setText(f"{prefix}{text}{units}")
 
 
 class DecadeLogAxis(pg.AxisItem):

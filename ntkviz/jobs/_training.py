@@ -1,2 +1,180 @@
-"""Placeholder: filled in by the issue that owns this module."""
-__all__: list[str] = []
+"""Lazy-training job: :class:`TrainRequest` -> :class:`TrainResponse` (Qt-free).
+
+One request runs one or two trainings (``compare_alpha``: side by side, same teacher,
+data, initialisation and step size, another output scale α) with
+:func:`ntkviz.core.dynamics.train_frames`. :meth:`TrainRequest.iterate` is the
+generator the GUI dispatches (``submit_generator``): every item is a cumulative
+:class:`TrainResponse` (all frames so far), so a consumer only keeps the latest one;
+stopping the iteration cancels the run between chunks. Calling the request runs to
+the end (CLI, tests).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Iterator
+
+from ntkviz.core._validate import check_float
+from ntkviz.core.dynamics import (
+    METRICS,
+    TrainConfig,
+    TrainResult,
+    make_setup,
+    tau_from_alpha,
+    train_frames,
+)
+
+__all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS"]
+
+#: exportable tables / views of the training panel
+TRAIN_VIEWS = ("neurons", "predictor", "metrics")
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    """Everything a lazy-training run needs; see :class:`~ntkviz.core.dynamics.TrainConfig`.
+
+    Defaults are the paper's Fig. 1 set-up (d = 2, n = 15, m = 20, m0 = 3), non-lazy
+    α = 0.01 (τ = 0.1) beside lazy α = 100 (τ = 10), one step size for both.
+    """
+
+    alpha: float = 0.01
+    width: int = 20
+    samples: int = 15
+    teacher: int = 3
+    lr: float = 0.005
+    steps: int = 10000
+    frames: int = 120
+    seed: int = 0
+    dim: int = 2
+    ntk_scaling: bool = False
+    init: str = "symmetric"
+    log_time: bool = True
+    compare_alpha: float | None = 100.0
+
+    @classmethod
+    def from_state(cls, state: dict) -> "TrainRequest":
+        """Build from a panel/session state (unknown keys ignored) and validate."""
+        names = {f.name for f in fields(cls)}
+        req = cls(**{k: v for k, v in state.items() if k in names})
+        req.configs()  # raises ValueError naming a bad field
+        return req
+
+    def state(self) -> dict:
+        return asdict(self)
+
+    def configs(self) -> tuple[TrainConfig, ...]:
+        """The validated run configurations (one, or two with ``compare_alpha``)."""
+        base = TrainConfig(alpha=self.alpha, width=self.width, samples=self.samples,
+                           teacher=self.teacher, lr=self.lr, steps=self.steps, frames=self.frames,
+                           seed=self.seed, dim=self.dim, ntk_scaling=self.ntk_scaling,
+                           log_time=self.log_time, init=self.init).validated()
+        if self.compare_alpha is None:
+            return (base,)
+        alpha2 = check_float("compare_alpha", self.compare_alpha, 1e-4, 1e6)
+        return base, TrainConfig(**{**asdict(base), "alpha": alpha2})
+
+    def iterate(self) -> Iterator["TrainResponse"]:
+        """Train every run in lock-step, yielding the cumulative response after each frame."""
+        configs = self.configs()
+        setup = make_setup(configs[0])  # shared draws: only α differs between the runs
+        gens = [train_frames(cfg, setup) for cfg in configs]
+        frames: list[list] = [[] for _ in configs]
+        status = [dict(done=False, diverged=False, message="", fraction=0.0) for _ in configs]
+        try:
+            while not all(s["done"] for s in status):
+                for k, gen in enumerate(gens):
+                    if status[k]["done"]:
+                        continue
+                    item = next(gen, None)
+                    if item is None:
+                        status[k]["done"] = True
+                        continue
+                    if item.frame is not None:
+                        frames[k].append(item.frame)
+                    status[k].update(done=item.done, diverged=item.diverged,
+                                     message=item.message, fraction=item.fraction)
+                yield self._response(configs, setup, frames, status)
+        finally:
+            for gen in gens:
+                gen.close()
+
+    def _response(self, configs, setup, frames, status) -> "TrainResponse":
+        runs = tuple(
+            TrainResult(setup=replace(setup, config=cfg) if cfg != setup.config else setup,
+                        frames=tuple(f), diverged=s["diverged"], message=s["message"])
+            for cfg, f, s in zip(configs, frames, status))
+        return TrainResponse(request=self, runs=runs, done=all(s["done"] for s in status),
+                             fraction=min(s["fraction"] if not s["done"] else 1.0 for s in status))
+
+    def __call__(self) -> "TrainResponse":
+        last = None
+        for last in self.iterate():
+            pass
+        return last
+
+
+@dataclass(frozen=True, eq=False)
+class TrainResponse:
+    """Runs so far (``done`` once every run finished or stopped)."""
+
+    request: TrainRequest
+    runs: tuple
+    done: bool = True
+    fraction: float = 1.0
+
+    @property
+    def frame_count(self) -> int:
+        """Frames available in every run's timeline (the longest run; shorter runs hold
+        their last frame)."""
+        return max((len(r.frames) for r in self.runs), default=0)
+
+    @property
+    def diverged(self) -> bool:
+        return any(r.diverged for r in self.runs)
+
+    @property
+    def message(self) -> str:
+        return " ".join(f"α = {r.setup.config.alpha:g}: {r.message}" for r in self.runs if r.message)
+
+    def frame(self, run: int, index: int):
+        """Frame ``index`` of run ``run`` (clamped to the frames it has; None if none)."""
+        frames = self.runs[run].frames
+        if not frames:
+            return None
+        return frames[max(0, min(index if index >= 0 else len(frames) + index, len(frames) - 1))]
+
+    def csv_table(self, view: str, index: int = -1) -> tuple[list[str], list[list]]:
+        """``(header, rows)`` of ``view``: "metrics" (every frame), or "neurons" /
+        "predictor" at frame ``index`` (default: the last), for every run."""
+        if view not in TRAIN_VIEWS:
+            raise ValueError(f"view must be one of {', '.join(TRAIN_VIEWS)}; got {view!r}")
+        rows: list[list] = []
+        if view == "metrics":
+            header = ["alpha", "tau", "step", "time", *METRICS]
+            for r in self.runs:
+                a = r.setup.config.alpha
+                rows += [[a, tau_from_alpha(a), f.step, f.time, *(f.metrics[k] for k in METRICS)]
+                         for f in r.frames]
+            return header, rows
+        if view == "neurons":
+            header = ["alpha", "step", "neuron", "sign_a", "p1", "p2"]
+            for k, r in enumerate(self.runs):
+                f = self.frame(k, index)
+                if f is not None:
+                    rows += [[r.setup.config.alpha, f.step, j, float(f.signs[j]),
+                              float(f.neurons[j, 0]), float(f.neurons[j, 1])]
+                             for j in range(len(f.signs))]
+            return header, rows
+        header = ["alpha", "step", "theta", "target", "net", "linearised", "kernel_K0",
+                  "kernel_ntk"]
+        for k, r in enumerate(self.runs):
+            f = self.frame(k, index)
+            if f is None:
+                continue
+            s = r.setup
+            rows += [[s.config.alpha, f.step, float(th), float(y), float(a), float(b), float(c),
+                      float(d)]
+                     for th, y, a, b, c, d in zip(s.grid_angles, s.y_grid, f.net, f.linear,
+                                                  f.kernel, f.ntk)]
+        return header, rows
+

@@ -14,6 +14,7 @@ PANELS: list[tuple[str, str]] = [
     ("spectrum", "ntkviz.gui.panels.spectrum:QtSpectrumPanel"),
     ("deform", "ntkviz.gui.panels.deformation:QtDeformationPanel"),
     ("stability", "ntkviz.gui.panels.stability:QtStabilityPanel"),
+    ("training", "ntkviz.gui.panels.training:QtTrainingPanel"),
 ]
 
 

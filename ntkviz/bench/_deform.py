@@ -1,0 +1,114 @@
+"""Benchmarks of the deformation editor and the stability view.
+
+* one editor update (DeformRequest with cached reference norms: warp, norms of
+  the deformed digit, one cross kernel) on M1 -- the slider-to-read-out compute
+  latency;
+* a scripted drag in the real panel, offscreen: 100 slider positions fed at
+  ~60 events/s through the Qt event loop; reports read-out updates per second
+  during the drag (target >= 20) and the latency from the last slider event to
+  the final read-out;
+* the default stability sweep (:data:`ntkviz.jobs.STABILITY_DEFAULTS`).
+
+Allocator: glibc defaults (no MALLOC_* tuning).
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from ntkviz.bench import Result, median_time
+
+DRAG_EVENTS = 100
+DRAG_INTERVAL_MS = 16
+
+
+def _request_latency(repeats: int) -> Result:
+    from ntkviz.core.cntk import PRESETS, image_norms
+    from ntkviz.core.deform import Deformation
+    from ntkviz.core.digits import digit_image
+    from ntkviz.jobs import DeformRequest
+
+    x = digit_image(3, 0)
+    arch = PRESETS["M1"]
+    norms = image_norms(x, arch)
+    counter = iter(np.linspace(0.1, 3.0, 10 * (repeats + 2)))  # a new deformation each call
+
+    def one():
+        DeformRequest(x, Deformation(translate_x=next(counter), rotation_deg=3.0), arch, norms)()
+
+    return Result("deform: one editor update (M1, warp + norms + cross kernel)",
+                  median_time(one, repeats), target=0.05)
+
+
+def _scripted_drag(repeats: int) -> list[Result]:
+    from PySide6 import QtCore
+
+    from ntkviz.gui.headless import ensure_app
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+    from ntkviz.gui.workers import Dispatcher
+
+    app = ensure_app()
+    dispatcher = Dispatcher()
+    panel = QtDeformationPanel(dispatcher)
+    panel.context_per_class = 1  # the context job is not what is measured
+    panel.resize(1300, 850)
+    panel.show()
+    rates, latencies = [], []
+    try:
+        loop = QtCore.QEventLoop()
+        done = panel.computed.connect(lambda rid: loop.quit())
+        panel.refresh(throttle_ms=0)
+        loop.exec()  # first draw (numba loaded)
+        panel.computed.disconnect(done)
+        slider = panel.sliders["rotation_deg"].slider
+        for rep in range(max(1, repeats)):
+            times, ids = [], []
+            conn = panel.computed.connect(
+                lambda rid: (times.append(time.perf_counter()), ids.append(rid)))
+            positions = np.linspace(0, slider.maximum(), DRAG_EVENTS).astype(int)
+            if rep % 2:
+                positions = positions[::-1]
+            t0 = time.perf_counter()
+            for pos in positions:
+                slider.setValue(int(pos))
+                end = time.perf_counter() + DRAG_INTERVAL_MS / 1000
+                while time.perf_counter() < end:
+                    app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 2)
+            t_last = time.perf_counter()
+            want = dispatcher.latest_id(panel.key)
+            while want not in ids:
+                app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
+            app.processEvents()
+            panel.computed.disconnect(conn)
+            during = [t for t in times if t <= t_last]
+            rates.append(len(during) / (t_last - t0))
+            latencies.append(times[-1] - t_last if times and times[-1] > t_last else 0.0)
+    finally:
+        dispatcher.shutdown()
+        panel.close()
+    note = f"{DRAG_EVENTS} events at {1000 // DRAG_INTERVAL_MS}/s, offscreen"
+    return [Result("deform: read-out updates per second during a drag", statistics.median(rates),
+                   target=20.0, unit="updates/s", note=note),
+            Result("deform: last slider event -> final read-out", statistics.median(latencies),
+                   note="includes the 40 ms trailing throttle")]
+
+
+def _default_sweep() -> Result:
+    from ntkviz.jobs import STABILITY_DEFAULTS, StabilityRequest
+
+    req = StabilityRequest.from_state({})
+    size = (f"{len(req.digits)} digits x {len(req.amplitudes)} amplitudes x {len(req.seeds)} seed, "
+            f"{STABILITY_DEFAULTS['family']}, {STABILITY_DEFAULTS['architecture']}, "
+            f"{req.reference_per_class} reference digits/label")
+    t0 = time.perf_counter()
+    req.run()
+    return Result("stability: default sweep", time.perf_counter() - t0, note=size)
+
+
+def run(repeats: int) -> list[Result]:
+    results = [_request_latency(repeats)]
+    results += _scripted_drag(min(repeats, 3))
+    results.append(_default_sweep())
+    return results

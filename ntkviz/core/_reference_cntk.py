@@ -1,0 +1,71 @@
+"""Slow, obvious NumPy reference of the CKN / convolutional NTK (tests only).
+
+The full 4-D tensor recursion of ``docs/spec.md`` §3.2 written directly:
+input Gram tensor by ``einsum``, patch sums by shifting the whole tensor,
+the non-linearity elementwise, pooling by ``einsum`` with the dense 1-D
+pooling matrices. Conventions as :mod:`ntkviz.core.cntk` (reference HEAD; the
+patch offsets of :func:`ntkviz.core.cntk.patch_offsets`; cosines clipped to
+[-1, 1]). Memory is O((H W)^2) per tensor: keep images small.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ntkviz.core.cntk import Architecture, patch_offsets, pooling_matrix
+
+
+def _shift_sum(G: np.ndarray, offsets, nu: float) -> np.ndarray:
+    """P(u, u') = nu * sum_v G(u + v, u' + v), terms off the grid dropped."""
+    h, w = G.shape[:2]
+    P = np.zeros_like(G)
+    for a in offsets:
+        for b in offsets:
+            src_r = slice(max(a, 0), h + min(a, 0))
+            dst_r = slice(max(-a, 0), h + min(-a, 0))
+            src_c = slice(max(b, 0), w + min(b, 0))
+            dst_c = slice(max(-b, 0), w + min(-b, 0))
+            P[dst_r, dst_c, dst_r, dst_c] += G[src_r, src_c, src_r, src_c]
+    return nu * P
+
+
+def _pool(T: np.ndarray, Mh: np.ndarray, Mw: np.ndarray) -> np.ndarray:
+    return np.einsum("ai,bj,ck,dl,ijkl->abcd", Mh, Mw, Mh, Mw, T, optimize=True)
+
+
+def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture) -> tuple[float, float]:
+    """(K_CKN(x, y), K_NTK(x, y)) by the direct 4-D recursion; K_NTK is NaN without NTK support."""
+    arch = arch.validated()
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim == 2:
+        x, y = x[..., None], y[..., None]
+    ntk = arch.supports_ntk
+    G = {"xy": np.einsum("ijc,klc->ijkl", x, y), "xx": np.einsum("ijc,klc->ijkl", x, x),
+         "yy": np.einsum("ijc,klc->ijkl", y, y)}
+    N = dict(G)
+    for k, lay in enumerate(arch.layers):
+        h, w = G["xy"].shape[:2]
+        offs = patch_offsets(lay.npatch)
+        nu = 1.0 if arch.patch_normalization == "sum" else 1.0 / lay.npatch ** 2
+        P = {key: _shift_sum(T, offs, nu) for key, T in G.items()}
+        Q = P if k == 0 else {key: _shift_sum(T, offs, nu) for key, T in N.items()}
+        norm = {z: np.sqrt(np.maximum(np.einsum("ijij->ij", P[z + z]), 0.0)) for z in "xy"}
+        Mh, Mw = pooling_matrix(lay, h), pooling_matrix(lay, w)
+        newG, newN = {}, {}
+        for key in G:
+            n1 = norm[key[0]][:, :, None, None]
+            n2 = norm[key[1]][None, None, :, :]
+            c = np.clip((P[key] * (1.0 / np.maximum(n1, 1e-6))) * (1.0 / np.maximum(n2, 1e-6)), -1.0, 1.0)
+            if lay.kernel == "relu":
+                theta = np.arccos(c)
+                C = n1 * n2 * (np.sqrt(1.0 - c * c) + c * (np.pi - theta)) / np.pi
+                Nc = C + Q[key] * (np.pi - theta) / np.pi
+            else:
+                C = n1 * n2 * np.exp((c - 1.0) / lay.sigma ** 2)
+                Nc = C
+            newG[key] = _pool(C, Mh, Mw)
+            newN[key] = _pool(Nc, Mh, Mw)
+        G, N = newG, newN
+    k_ckn = float(np.einsum("ijij->", G["xy"]))
+    k_ntk = float(np.einsum("ijij->", N["xy"])) if ntk else float("nan")
+    return k_ckn, k_ntk

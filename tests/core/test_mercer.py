@@ -1,0 +1,289 @@
+"""Mercer spectra: oracle values, closed forms, sum rule, far-tail accuracy, errors."""
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ntkviz.core import _reference_mercer as ref
+from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+from ntkviz.core.mercer import (asymptotic_constant, decay_guides, mercer_spectrum,
+                                multiplicity)
+
+DIMS = (2, 3, 5, 10)
+ORACLE_SPECS = {
+    "kappa0": KernelSpec("arccos0"),
+    "kappa1": KernelSpec("arccos1"),
+    "kappa_ntk": KernelSpec("ntk"),
+    "ntk_L3": KernelSpec("ntk", 3),
+    "nngp_L3": KernelSpec("nngp", 3),
+    "ntk_L5": KernelSpec("ntk", 5),
+    "nngp_L5": KernelSpec("nngp", 5),
+}
+CLOSED = ("kappa0", "kappa1", "kappa_ntk")
+
+
+@pytest.fixture(scope="module")
+def oracle(data_dir):
+    with open(data_dir / "kernels_oracle.json") as fh:
+        return json.load(fh)["mercer"]
+
+
+def oracle_mu(oracle, p, name):
+    # the 25-digit strings: exact to well below float64 rounding
+    return np.array([float(v) for v in oracle[f"p{p}"][f"{name}_str"]])
+
+
+# --------------------------------------------------------------------------- oracle
+@pytest.mark.parametrize("p", DIMS)
+@pytest.mark.parametrize("name", list(ORACLE_SPECS))
+def test_oracle_eigenvalues(oracle, p, name):
+    expected = oracle_mu(oracle, p, name)
+    s = mercer_spectrum(ORACLE_SPECS[name], p, 60)
+    assert s.method == ("closed-form" if name in CLOSED else "series")
+    zero = expected == 0.0
+    # exact zeros are exactly 0 and flagged; nothing else is flagged
+    assert np.array_equal(s.exact_zero, zero)
+    assert np.all(s.mu[zero] == 0.0) and np.all(s.error_estimate[zero] == 0.0)
+    # closed forms: rtol 1e-12 (oracle README §3); deep kernels: 1e-10 requested, we hold 1e-12
+    np.testing.assert_allclose(s.mu[~zero], expected[~zero], rtol=1e-12, atol=0)
+    # the error estimate bounds the actual error and claims better than 1e-12 relative
+    assert np.all(np.abs(s.mu - expected) <= s.error_estimate)
+    assert np.all(s.error_estimate[~zero] <= 1e-12 * np.abs(expected[~zero]))
+
+
+@pytest.mark.parametrize("p", DIMS)
+def test_oracle_multiplicities(oracle, p):
+    """N(p, k) against the oracle's N_pk and exact integer arithmetic.
+
+    The oracle's ``N_pk`` is one too small at a few k (e.g. N(3, 47) = 95 = 2k + 1 is
+    stored as 94; float truncation in its generator); its eigenvalues and partial sums
+    are right. We hold the exact integers and allow only those off-by-one entries.
+    """
+    k = np.arange(61)
+    mine = multiplicity(p, k)
+    exact = [1] + [(2 * j + p - 2) * math.comb(j + p - 3, p - 2) // j for j in range(1, 61)]
+    np.testing.assert_array_equal(mine, exact)
+    stored = np.array(oracle[f"p{p}"]["N_pk"], dtype=np.float64)
+    off = mine != stored
+    assert np.all(mine[off] - stored[off] == 1) and off.sum() <= 5
+
+
+@pytest.mark.parametrize("p", DIMS)
+@pytest.mark.parametrize("name", list(ORACLE_SPECS))
+def test_partial_sum_rule_matches_oracle(oracle, p, name):
+    s = mercer_spectrum(ORACLE_SPECS[name], p, 60)
+    partial = oracle[f"p{p}"][f"{name}_partial_sum_N_mu_k<=60"]
+    assert np.sum(s.multiplicity * s.mu) == pytest.approx(partial, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- closed forms
+def test_multiplicity_formulas():
+    k = np.arange(200)
+    np.testing.assert_array_equal(multiplicity(3, k), 2 * k + 1)
+    np.testing.assert_array_equal(multiplicity(2, k), np.where(k == 0, 1, 2))
+    np.testing.assert_array_equal(multiplicity(5, np.arange(6)), [1, 5, 14, 30, 55, 91])
+    np.testing.assert_array_equal(multiplicity(10, np.arange(6)), [1, 10, 54, 210, 660, 1782])
+    # exact integers (dimension of the degree-k harmonic polynomials) while < 2^53
+    p, kk = 30, 40
+    exact = math.comb(kk + p - 1, p - 1) - math.comb(kk + p - 3, p - 1)
+    assert exact < 2**53 and multiplicity(p, kk) == exact
+    assert multiplicity(1000, 2000) == math.inf  # beyond float64, not NaN
+    assert multiplicity(4, 7).shape == ()
+
+
+def test_p3_rational_eigenvalues():
+    """spec §2.2–2.3: at p = 3 every closed-form eigenvalue is rational."""
+    fr = Fraction
+    table = {
+        "arccos0": [fr(1, 2), fr(1, 8), 0, fr(1, 128), 0, fr(1, 512), 0, fr(25, 32768)],
+        "arccos1": [fr(3, 8), fr(1, 6), fr(3, 128), 0, fr(1, 1536), 0, fr(3, 32768)],
+        "ntk": [fr(1, 2), fr(1, 3), fr(5, 64), 0, fr(1, 192), 0, fr(23, 16384)],
+    }
+    for name, values in table.items():
+        s = mercer_spectrum(KernelSpec(name), 3, len(values) - 1)
+        np.testing.assert_allclose(s.mu, [float(v) for v in values], rtol=1e-14, atol=0)
+
+
+def test_p2_formulas():
+    s0 = mercer_spectrum(KernelSpec("arccos0"), 2, 41)
+    odd = np.arange(1, 42, 2)
+    np.testing.assert_allclose(s0.mu[1::2], 2 / (np.pi**2 * odd**2), rtol=1e-13)
+    s1 = mercer_spectrum(KernelSpec("arccos1"), 2, 40)
+    even = np.arange(2, 41, 2)
+    assert s1.mu[0] == pytest.approx(4 / np.pi**2, rel=1e-14)
+    np.testing.assert_allclose(s1.mu[2::2], 4 / (np.pi**2 * (even**2 - 1) ** 2), rtol=1e-13)
+
+
+def test_asymptotic_constants():
+    """C(p) (spec §2.2) and μ_k k^p / C(p) -> 1 for κ0 (odd k) at large k."""
+    assert asymptotic_constant(2) == pytest.approx(0.2026, abs=1e-4)
+    assert asymptotic_constant(3) == pytest.approx(1 / np.pi, rel=1e-14)
+    assert asymptotic_constant(5) == pytest.approx(2.865, abs=1e-3)
+    assert asymptotic_constant(10) == pytest.approx(29881, rel=1e-4)
+    for p in (3, 5):
+        s = mercer_spectrum(KernelSpec("arccos0"), p, 2000)
+        assert s.mu[1999] * 1999.0**p / asymptotic_constant(p) == pytest.approx(1, abs=1e-2)
+    guides = decay_guides(KernelSpec("arccos1"), 5)
+    assert guides[0][1:] == (pytest.approx(5 * asymptotic_constant(5)), -7.0)
+
+
+@pytest.mark.parametrize("spec", [KernelSpec("ntk", 3), KernelSpec("nngp", 4, 0.5)])
+def test_deep_guides_are_the_asymptote(spec):
+    """The per-parity asymptotes of decay_guides match μ_k at k = 2000."""
+    p = 3
+    s = mercer_spectrum(spec, p, 2000)
+    asymptotes = [g for g in decay_guides(spec, p) if g[0].startswith("asymptote")]
+    assert asymptotes
+    for label, const, expo in asymptotes:
+        k = 2000 if "even" in label else 1999
+        assert s.mu[k] / (const * k**expo) == pytest.approx(1, abs=2e-3)
+
+
+# --------------------------------------------------------------------------- sum rule
+def test_sum_rule_full():
+    """Σ_k N(p,k) μ_k = κ(1): NNGP at p = 2 (tail ~ k^-3 beyond 2000, < 1e-10)."""
+    spec = KernelSpec("nngp", 3)
+    s = mercer_spectrum(spec, 2, 2000)
+    assert np.sum(s.multiplicity * s.mu) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_sum_rule_with_asymptotic_tail():
+    """NTK L = 3 at p = 3: partial sum to 2000 plus the tail of the exact asymptote."""
+    spec = KernelSpec("ntk", 3)
+    p, kmax = 3, 2000
+    s = mercer_spectrum(spec, p, kmax)
+    tail = 0.0
+    for label, const, expo in decay_guides(spec, p):
+        if label.startswith("asymptote"):
+            start = kmax + 2 if "even" in label else kmax + 1
+            k = np.arange(start, 4_000_000, 2, dtype=np.float64)
+            tail += np.sum(multiplicity(p, 2) / 5 * (2 * k + 1) * const * k**expo)
+    assert np.sum(s.multiplicity * s.mu) + tail == pytest.approx(3.0, rel=1e-7)
+
+
+# --------------------------------------------------------------------------- far tail
+# independent 45-digit quadrature (composite Gauss–Legendre in θ, mpmath) at points where
+# μ_k is 1e-11 .. 1e-32 of μ_0: float64 quadrature has no digit left there
+FAR_TAIL = [
+    ("ntk", 3, 0.0, 20, 200, "relu"),
+    ("ntk", 3, 0.0, 5, 200, "relu"),
+    ("nngp", 5, 0.0, 20, 151, "relu"),
+    ("ntk", 2, 0.01, 20, 160, "relu"),
+    ("ntk", 3, 0.2, 10, 60, "erf"),
+]
+
+
+@pytest.mark.parametrize("name,depth,bias,p,k,act", FAR_TAIL)
+def test_far_tail_against_mpmath(name, depth, bias, p, k, act):
+    spec = KernelSpec(name, depth, bias, act)
+    s = mercer_spectrum(spec, p, k)
+    exact = ref.mpmath_eigenvalue(k, p, name, depth, bias, dps=45 if act == "relu" else 60,
+                                  pieces=4, activation=act)
+    rel = abs((s.mu[k] - float(exact)) / float(exact))
+    assert rel <= 1e-10
+    assert s.error_estimate[k] <= 1e-6 * s.mu[k]
+    assert abs(s.mu[k] - float(exact)) <= s.error_estimate[k]
+
+
+# --------------------------------------------------------------------------- cross-checks
+@pytest.mark.parametrize("spec", [
+    KernelSpec("ntk", 4), KernelSpec("nngp", 3, 0.3), KernelSpec("ntk", 8, 2.0),
+    KernelSpec("ntk", 3, 0.001), KernelSpec("nngp", 20), KernelSpec("nngp", 3, 0.5, "step"),
+])
+@pytest.mark.parametrize("p", (2, 3, 7))
+def test_series_against_theta_quadrature(spec, p):
+    """Independent NumPy quadrature (kernel in angles), where it is accurate."""
+    kmax = 80
+    s = mercer_spectrum(spec, p, kmax)
+    if spec.activation == "relu":
+        def kernel(theta):
+            return ref.relu_kernel_theta(theta, spec.name, spec.depth, spec.bias)
+    else:
+        def kernel(theta):
+            return evaluate_kernel(spec, np.cos(theta))[0]
+    expected = ref.theta_quadrature(kernel, p, kmax, nodes=800)
+    keep = np.abs(expected) >= 1e-8 * expected[0]
+    np.testing.assert_allclose(s.mu[keep], expected[keep], rtol=2e-6)
+    assert np.all(s.error_estimate <= 1e-6 * s.mu)  # ReLU family: 1e-6 everywhere
+
+
+@pytest.mark.parametrize("activation", ["tanh", "gelu", "softplus", "sigmoid"])
+def test_activation_quadrature(activation):
+    spec = KernelSpec("ntk", 3, 0.0, activation)
+    p, kmax = 5, 60
+    s = mercer_spectrum(spec, p, kmax)
+    assert s.method == "quadrature"
+    expected = ref.theta_quadrature(lambda th: evaluate_kernel(spec, np.cos(th))[0], p, kmax,
+                                    nodes=500)
+    scale = np.abs(s.mu).max()
+    keep = np.abs(expected) >= 1e-10 * scale
+    np.testing.assert_allclose(s.mu[keep], expected[keep], rtol=1e-6)
+    big = np.abs(s.mu) >= 1e-10 * scale
+    assert np.all(s.error_estimate[big] <= 1e-6 * np.abs(s.mu[big]))
+    if activation == "tanh":  # odd kernel: even k vanish exactly
+        assert np.all(s.mu[::2] == 0.0) and np.all(s.exact_zero[::2])
+
+
+def test_erf_series_against_quadrature():
+    spec = KernelSpec("nngp", 4, 0.0, "erf")
+    s = mercer_spectrum(spec, 3, 60)
+    assert s.method == "series"
+    expected = ref.theta_quadrature(lambda th: evaluate_kernel(spec, np.cos(th))[0], 3, 60)
+    keep = np.abs(expected) >= 1e-10 * np.abs(expected).max()
+    np.testing.assert_allclose(s.mu[keep], expected[keep], rtol=1e-6)
+    assert np.all(s.mu[::2] == 0.0) and np.all(s.exact_zero[::2])
+
+
+def test_normalize_divides_by_value_at_one():
+    for spec in (KernelSpec("ntk", 3), KernelSpec("ntk", 4, 0.5), KernelSpec("ntk"),
+                 KernelSpec("ntk", 3, 0.0, "tanh")):
+        raw = mercer_spectrum(spec, 4, 30)
+        norm = mercer_spectrum(spec.replace(normalize=True), 4, 30)
+        at_one = float(evaluate_kernel(spec, 1.0)[0])
+        np.testing.assert_allclose(norm.mu, raw.mu / at_one, rtol=1e-10, atol=1e-16)
+
+
+def test_deep_kernels_have_no_zeros_and_positive_spectrum():
+    s = mercer_spectrum(KernelSpec("ntk", 3), 20, 2000)
+    assert not s.exact_zero.any() and np.all(s.mu > 0)
+    assert np.all(s.error_estimate[:201] <= 1e-6 * s.mu[:201])
+
+
+@pytest.mark.parametrize("p", (2, 200, 1000))
+def test_extreme_sizes_are_finite(p):
+    for spec in (KernelSpec("ntk"), KernelSpec("ntk", 5, 0.1), KernelSpec("nngp", 50)):
+        s = mercer_spectrum(spec, p, 2000)
+        for arr in (s.mu, s.error_estimate):
+            assert np.all(np.isfinite(arr)) and np.all(arr >= 0)
+        assert s.k.shape == s.mu.shape == s.multiplicity.shape == (2001,)
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(dim=1, kmax=10), "dim"),
+    (dict(dim=1001, kmax=10), "dim"),
+    (dict(dim=3.5, kmax=10), "dim"),
+    (dict(dim=3, kmax=-1), "kmax"),
+    (dict(dim=3, kmax=2001), "kmax"),
+    (dict(dim=3, kmax="ten"), "kmax"),
+])
+def test_bad_sizes(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        mercer_spectrum(KernelSpec("ntk"), **kwargs)
+
+
+def test_bad_spec():
+    with pytest.raises(ValueError, match="depth"):
+        mercer_spectrum(KernelSpec("ntk", depth=1), 3, 10)
+    with pytest.raises(ValueError, match="name"):
+        mercer_spectrum(KernelSpec("rbf"), 3, 10)
+    with pytest.raises(ValueError, match="spec"):
+        mercer_spectrum("ntk", 3, 10)
+    with pytest.raises(ValueError, match="k must"):
+        multiplicity(3, -1)
+    with pytest.raises(ValueError, match="dim"):
+        multiplicity(1, 3)

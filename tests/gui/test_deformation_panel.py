@@ -1,0 +1,266 @@
+"""Deformation editor panel (offscreen, pytest-qt): sliders -> core values, drag,
+zero deformation, bad user images, architecture editor, context bars, sessions."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ntkviz.core.cntk import PRESETS, Layer, image_norms, rel_distances
+from ntkviz.core.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
+from ntkviz.core.digits import digit_image
+
+TIMEOUT = 60000
+
+
+def wait_latest(qtbot, panel):
+    """Wait until the newest request of the panel has been drawn."""
+    want = panel.dispatcher.latest_id(panel.key)
+    qtbot.waitUntil(lambda: not panel.dispatcher.is_busy(panel.key), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: panel.response is not None and panel._drawn_id >= want, timeout=TIMEOUT)
+
+
+@pytest.fixture
+def panel(qtbot, dispatcher):
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    p = QtDeformationPanel(dispatcher)
+    p.context_per_class = 2  # keep the background context job small in tests
+    p._drawn_id = 0
+    p.computed.connect(lambda rid: setattr(p, "_drawn_id", rid))
+    qtbot.addWidget(p)
+    p.resize(1300, 850)
+    p.show()
+    with qtbot.waitSignal(p.computed, timeout=TIMEOUT):
+        p.refresh(throttle_ms=0)
+    return p
+
+
+def core_values(image, d, arch):
+    deformed, tau = deform_image(image, d)
+    ckn, ntk = rel_distances(image_norms(image, arch), image_norms(deformed, arch), arch)
+    pixel = np.linalg.norm(deformed - image) / np.linalg.norm(image)
+    return deformed, tau, ckn, ntk, pixel
+
+
+def readout_value(panel, key):
+    return panel.readouts[key].text().split(" = ", 1)[1]
+
+
+def assert_shows(panel, image, d, arch):
+    deformed, tau, ckn, ntk, pixel = core_values(image, d, arch)
+    np.testing.assert_array_equal(panel.images["deformed"].image, deformed)
+    np.testing.assert_array_equal(panel.images["difference"].image, deformed - image)
+    np.testing.assert_array_equal(panel.images["original"].image, image)
+    assert readout_value(panel, "ckn") == f"{ckn:.4g}"
+    assert readout_value(panel, "ntk") == f"{ntk:.4g}"
+    assert readout_value(panel, "ratio") == f"{ntk / ckn:.4g}"
+    assert readout_value(panel, "pixel") == f"{pixel:.4g}"
+    assert readout_value(panel, "tau_sup") == f"{tau_sup_norm(tau):.4g} px"
+    assert readout_value(panel, "jacobian_sup") == f"{jacobian_sup_norm(tau):.4g}"
+
+
+def test_starts_on_the_identity(panel):
+    assert panel.deformation() == Deformation()
+    assert readout_value(panel, "ckn") == "0 (identical images)"
+    assert readout_value(panel, "ntk") == "0 (identical images)"
+    assert readout_value(panel, "pixel") == "0"
+
+
+def test_moving_a_slider_shows_the_core_values(qtbot, panel):
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.sliders["translate_x"].slider.setValue(170)  # the QSlider itself, as a drag does
+    value = panel.sliders["translate_x"].value()
+    assert value != 0
+    assert panel.deformation() == Deformation(translate_x=value)
+    assert_shows(panel, panel.digit, Deformation(translate_x=value), PRESETS["M1"])
+
+
+def test_spin_box_and_several_controls(qtbot, panel):
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.sliders["rotation_deg"].spin.setValue(7.5)
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.sliders["smooth_amplitude"].setValue(0.6)
+    d = Deformation(rotation_deg=7.5, smooth_amplitude=0.6)
+    assert panel.deformation() == d
+    assert_shows(panel, panel.digit, d, PRESETS["M1"])
+
+
+def test_drag_of_100_events_ends_on_the_final_position(qtbot, qapp, panel):
+    slider = panel.sliders["rotation_deg"].slider
+    positions = np.linspace(slider.maximum() // 2, slider.maximum(), 100).astype(int)
+    drawn = []
+    panel.computed.connect(drawn.append)
+    for i, pos in enumerate(positions):
+        slider.setValue(int(pos))
+        if i % 5 == 0:
+            qapp.processEvents()  # events interleave with a real drag
+    wait_latest(qtbot, panel)
+    final = panel.sliders["rotation_deg"].value()
+    assert final == 45.0
+    assert_shows(panel, panel.digit, Deformation(rotation_deg=final), PRESETS["M1"])
+    assert drawn[-1] == panel.dispatcher.latest_id(panel.key)
+    assert len(drawn) < len(positions)  # throttled: intermediate positions were dropped
+
+
+def test_reset_returns_to_zero_distance(qtbot, panel):
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.sliders["translate_y"].setValue(2.0)
+    assert readout_value(panel, "pixel") != "0"
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.reset_button.click()
+    assert panel.deformation() == Deformation()
+    assert panel.response.ckn_distance == 0.0 and panel.response.ntk_distance == 0.0
+    assert readout_value(panel, "ckn") == "0 (identical images)"
+    np.testing.assert_array_equal(panel.images["difference"].image, 0.0)
+
+
+def test_tiny_deformation_reads_below_resolution(qtbot, panel):
+    from ntkviz.jobs import DeformRequest
+
+    # finer than the sliders' resolution (0.01 px): draw the job's response directly
+    resp = DeformRequest(panel.digit, Deformation(translate_x=1e-7), PRESETS["M1"])()
+    assert resp.pixel_distance > 0
+    panel.apply_response(resp)
+    assert readout_value(panel, "ntk") == "below numerical resolution (< 1e-04)"
+    assert readout_value(panel, "ckn") == "below numerical resolution (< 1e-07)"
+    assert readout_value(panel, "ratio") == "–"
+
+
+@pytest.mark.parametrize("content, words", [
+    (np.full((28, 28), np.nan), "NaN"),
+    (np.zeros(28), "shape"),
+    (np.zeros((3, 28, 28, 2)), "shape"),
+])
+def test_bad_user_image_keeps_the_current_digit(qtbot, panel, tmp_path, content, words):
+    before = panel.digit.copy()
+    path = tmp_path / "mine.npy"
+    np.save(path, content)
+    with qtbot.waitSignal(panel.status, timeout=5000) as blocker:
+        assert panel.load_user_image(path) is False
+    assert words in blocker.args[0] and "current digit kept" in blocker.args[0]
+    np.testing.assert_array_equal(panel.digit, before)
+    assert panel.state()["digit"]["kind"] == "bundled"
+
+
+def test_unreadable_png_keeps_the_current_digit(qtbot, panel, tmp_path):
+    before = panel.digit.copy()
+    path = tmp_path / "broken.png"
+    path.write_bytes(b"not a png at all")
+    with qtbot.waitSignal(panel.status, timeout=5000) as blocker:
+        assert panel.load_user_image(path) is False
+    assert "broken.png" in blocker.args[0]
+    np.testing.assert_array_equal(panel.digit, before)
+
+
+def test_png_of_any_size_is_loaded(qtbot, panel, tmp_path):
+    from PySide6 import QtGui
+
+    digit = digit_image(7, 0)
+    big = np.kron(np.round(digit * 255).astype(np.uint8), np.ones((2, 2), np.uint8))
+    img = QtGui.QImage(big.tobytes(), 56, 56, 56, QtGui.QImage.Format.Format_Grayscale8).copy()
+    path = tmp_path / "seven.png"
+    assert img.save(str(path))
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        assert panel.load_user_image(path) is True
+    np.testing.assert_allclose(panel.digit, np.round(digit * 255) / 255, atol=1e-12)
+    assert panel.state()["digit"]["kind"] == "user"
+    np.testing.assert_array_equal(panel.images["original"].image, panel.digit)
+
+
+def test_picking_a_bundled_digit(qtbot, panel):
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.label_spin.setValue(4)
+    wait_latest(qtbot, panel)
+    np.testing.assert_array_equal(panel.digit, digit_image(4, 0))
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.random_button.click()
+    src = panel.state()["digit"]
+    np.testing.assert_array_equal(panel.digit, digit_image(src["label"], src["index"]))
+
+
+def test_preset_change_recomputes(qtbot, panel):
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.sliders["translate_x"].setValue(1.0)
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.preset_combo.setCurrentText("M2")
+    assert panel.architecture == PRESETS["M2"]
+    assert_shows(panel, panel.digit, Deformation(translate_x=1.0), PRESETS["M2"])
+
+
+def test_invalid_architecture_is_refused_with_the_reason(qtbot, panel):
+    messages = []
+    panel.status.connect(messages.append)
+    table = panel.layer_table
+    table.add_layer()                      # M1 + (3, sub 2): 28 -> 13 -> 1 -> nothing
+    assert panel.architecture == PRESETS["M1"]
+    assert "Refused" in panel.arch_message.text()
+    assert "layer 3" in panel.arch_message.text() and "patch larger" in panel.arch_message.text()
+    assert any("layer 3" in m for m in messages)
+    table.remove_layer()                   # back to a valid one
+    assert "Refused" not in panel.arch_message.text()
+
+
+def test_layer_edit_makes_a_custom_architecture(qtbot, panel):
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.layer_table.cellWidget(1, 1).setValue(4)  # second layer: subsampling 5 -> 4
+    assert panel.preset_combo.currentText() == "custom"
+    assert panel.architecture.layers[1] == Layer(3, 4, "gaussian", "relu")
+    assert panel.response.architecture == panel.architecture
+
+
+def test_context_bars_show_the_context_job(qtbot, panel):
+    from ntkviz.jobs import ContextRequest
+
+    if panel.context_result() is None:
+        with qtbot.waitSignal(panel.context_computed, timeout=TIMEOUT):
+            pass
+    want = ContextRequest(panel.digit, 0, PRESETS["M1"], per_class=2).run()
+    got = panel.context_result()
+    assert got.levels == want.levels
+    heights = panel.context_bars["mean_same"].opts["height"]
+    np.testing.assert_array_equal(heights, [want.levels[m]["mean_same"] for m in ("ckn", "ntk", "pixel")])
+    header, rows = panel.csv_table("context")
+    assert header == ["category", "map", "relative_distance"]
+    assert ["nearest_other", "ntk", want.levels["ntk"]["nearest_other"]] in rows
+
+
+def test_session_round_trip(qtbot, panel, dispatcher):
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.set_bundled_digit(6, 3)
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.set_deformation(Deformation(translate_x=0.5, smooth_amplitude=1.0, smooth_seed=7,
+                                          infimnist_alpha=0.5, infimnist_seed=3))
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.preset_combo.setCurrentText("M3")
+    state = json.loads(json.dumps(panel.state()))
+    other = QtDeformationPanel(dispatcher)
+    other.context_per_class = 2
+    qtbot.addWidget(other)
+    other.set_state(state)
+    assert other.state() == state
+    assert other.architecture == PRESETS["M3"]
+    np.testing.assert_array_equal(other.digit, digit_image(6, 3))
+    assert other.deformation() == panel.deformation()
+
+
+def test_exports(qtbot, panel, tmp_path):
+    from PySide6 import QtGui
+
+    from ntkviz.gui.export import export_plot
+
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.sliders["translate_x"].setValue(1.0)
+    header, rows = panel.csv_table("deformed")
+    assert header == ["row", "col", "value"] and len(rows) == 28 * 28
+    np.testing.assert_array_equal(np.array([r[2] for r in rows]).reshape(28, 28),
+                                  panel.response.deformed)
+    header, rows = panel.csv_table("displacement")
+    np.testing.assert_array_equal(np.array([r[2:] for r in rows]).T.reshape(2, 28, 28),
+                                  panel.response.tau)
+    for view in panel.plot_items():
+        path = export_plot(panel.plot_items()[view], tmp_path / f"{view}.png", width=400)
+        assert QtGui.QImage(str(path)).width() == 400

@@ -1,0 +1,66 @@
+"""``ntkviz export stability``: CSV from the core sweep, PNG through the panel, errors."""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from ntkviz.cli import main
+
+ARGS = ["export", "stability", "--digits", "0,100", "--amplitudes", "0.1,1,2", "--seeds", "1",
+        "--references", "1"]
+
+
+def test_csv_equals_the_core_sweep(tmp_path, capsys):
+    from ntkviz.core.cntk import PRESETS
+    from ntkviz.core.digits import load_digits
+    from ntkviz.core.stability import stability_sweep
+
+    out = tmp_path / "s.csv"
+    assert main(ARGS + ["--out", str(out)]) == 0
+    with open(out) as fh:
+        rows = list(csv.reader(fh))
+    images, labels = load_digits()
+    refs = np.concatenate([np.flatnonzero(labels == k)[:1] for k in range(10)])
+    item = None
+    for item in stability_sweep(images[[0, 100]] / 255.0, labels[[0, 100]].astype(int),
+                                PRESETS["M1"], "smooth", np.geomspace(0.1, 1, 2), (0,),
+                                reference_images=images[refs] / 255.0,
+                                reference_labels=labels[refs].astype(int)):
+        pass
+    header, want = item.result.to_csv_rows()
+    assert rows[0] == list(header)
+    assert len(rows) - 1 == len(want)
+    for got, exp in zip(rows[1:], want):
+        for g, e in zip(got, exp):
+            if isinstance(e, float):
+                np.testing.assert_array_equal(float(g), e)
+            else:
+                assert g == str(e)
+
+
+def test_png_is_rendered_by_the_panel(tmp_path):
+    pytest.importorskip("PySide6")
+    from PySide6 import QtGui
+
+    out = tmp_path / "s.png"
+    assert main(ARGS + ["--out", str(out), "--width", "700"]) == 0
+    assert QtGui.QImage(str(out)).width() == 700
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--family", "warp"], "family"),
+    (["--amplitudes", "1,2,3,4"], "--amplitudes"),
+    (["--arch", "M9"], "architecture"),
+    (["--digits", "0,x"], "digits"),
+])
+def test_bad_options_are_one_line_errors(tmp_path, capsys, extra, words):
+    assert main(ARGS + extra + ["--out", str(tmp_path / "s.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err
+
+
+def test_bad_suffix(tmp_path, capsys):
+    assert main(ARGS + ["--out", str(tmp_path / "s.txt")]) == 2
+    assert "--out" in capsys.readouterr().err

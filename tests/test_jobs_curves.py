@@ -1,0 +1,210 @@
+"""Qt-free requests of the kernel-curve and spectrum panels (ntkviz.jobs._curves)."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from ntkviz.core import KernelSpec, empirical_kernels, evaluate_kernel, mercer_spectrum, multiplicity
+from ntkviz.jobs import (KernelCurveRequest, SpectrumRequest, local_slopes, parse_depths,
+                         specs_from_choice)
+
+NTK2 = KernelSpec(name="ntk", depth=2)
+K1 = KernelSpec(name="arccos1")
+
+
+def kappa0(u):
+    return (np.pi - np.arccos(u)) / np.pi
+
+
+def kappa1(u):
+    return (np.sqrt((1 - u) * (1 + u)) + u * (np.pi - np.arccos(u))) / np.pi
+
+
+# ---------------------------------------------------------------- kernel curves
+def test_curves_equal_core_and_closed_form():
+    r = KernelCurveRequest(specs=(NTK2, K1), n_points=101, derivative=True)()
+    u = np.linspace(-1, 1, 101)
+    np.testing.assert_array_equal(r.u, u)
+    for c, spec in zip(r.curves, (NTK2, K1)):
+        value, deriv = evaluate_kernel(spec, u)
+        np.testing.assert_array_equal(c.value, value)
+        np.testing.assert_array_equal(c.derivative, deriv)
+    # independent closed forms (spec §1.1): κ = u κ0 + κ1, κ(1) = 2
+    np.testing.assert_allclose(r.curves[0].value, u * kappa0(u) + kappa1(u), atol=1e-13)
+    np.testing.assert_allclose(r.curves[1].value, kappa1(u), atol=1e-13)
+    assert r.curves[0].value_at_one == pytest.approx(2.0)
+    assert not r.u.flags.writeable and not r.curves[0].value.flags.writeable
+
+
+def test_no_derivative_and_no_extras_by_default():
+    r = KernelCurveRequest(specs=(NTK2,), near_one=False)()
+    assert r.curves[0].derivative is None and r.near_one is None and r.empirical is None
+
+
+def test_near_one_matches_expansions():
+    r = KernelCurveRequest(specs=(NTK2, K1), near_one=True, eps_min=1e-10, n_near=50)()
+    n = r.near_one
+    eps = n.eps
+    assert eps[0] == pytest.approx(1e-10, rel=1e-5) and eps[-1] == 1.0
+    u = 1 - eps
+    # independent closed forms of 2κ(1) − 2κ(1 − ε)
+    np.testing.assert_allclose(n.gap[1], 2 - 2 * kappa1(u), rtol=1e-6, atol=1e-15)
+    # Hölder-½ (NTK) vs Lipschitz (κ1): leading terms (2√2/π) ε^½ and 2ε (spec §1.1)
+    small = eps < 1e-8
+    np.testing.assert_allclose(n.gap[0][small] / np.sqrt(eps[small]), 2 * math.sqrt(2) / math.pi,
+                               rtol=1e-3)
+    np.testing.assert_allclose(n.gap[1][small] / eps[small], 2.0, rtol=1e-3)
+    (l1, c1, e1, v1), (l2, c2, e2, v2) = n.guides
+    assert (e1, e2) == (0.5, 1.0)
+    np.testing.assert_allclose(v1, 2 * math.sqrt(2) / math.pi * np.sqrt(eps))
+    np.testing.assert_allclose(v2, 2 * eps)
+
+
+def test_empirical_overlay_uses_first_ntk_and_core_samples():
+    spec = KernelSpec(name="ntk", depth=3)
+    req = KernelCurveRequest(specs=(K1, spec), width=256, seed=7, n_samples=3,
+                             n_overlay_points=9)
+    r = req()
+    e = r.empirical
+    u = np.linspace(-1, 1, 9)
+    direct = empirical_kernels(u, 256, depth=3, seed=7, n_samples=3)
+    np.testing.assert_allclose(e.samples, direct.ntk)
+    np.testing.assert_allclose(e.mean, direct.ntk.mean(axis=0))
+    np.testing.assert_allclose(e.std, direct.ntk.std(axis=0))
+    np.testing.assert_allclose(e.limit, evaluate_kernel(spec, u)[0])
+    assert e.samples.shape == (3, 9) and e.width == 256
+
+
+def test_empirical_overlay_approaches_limit_and_respects_normalisation():
+    spec = KernelSpec(name="ntk", depth=2, normalize=True)
+    e = KernelCurveRequest(specs=(spec,), width=8192, seed=1, n_samples=2)().empirical
+    assert np.max(np.abs(e.mean - e.limit)) < 0.1  # fluctuations O(1/√m), limit(1) = 1
+    assert e.limit[-1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"specs": ()}, "specs must hold 1 to 8"),
+    ({"specs": (NTK2,) * 9}, "specs must hold 1 to 8"),
+    ({"specs": ("ntk",)}, r"specs\[0\] must be a KernelSpec"),
+    ({"specs": (NTK2,), "n_points": 2}, "n_points"),
+    ({"specs": (K1,), "width": 100}, "needs an NTK or NNGP"),
+    ({"specs": (NTK2,), "width": 0}, "width"),
+    ({"specs": (NTK2,), "n_samples": 0}, "n_samples"),
+    ({"specs": (KernelSpec(name="ntk", depth=99),)}, "depth"),
+])
+def test_kernel_request_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        KernelCurveRequest(**kwargs)
+
+
+def test_kernel_csv_tables():
+    r = KernelCurveRequest(specs=(NTK2, K1), n_points=11, derivative=True, near_one=True,
+                           n_near=5, width=64, n_overlay_points=5, n_samples=2)()
+    header, rows = r.csv_table("curves")
+    assert header[:5] == ["u", NTK2.label, K1.label, f"d/du {NTK2.label}", f"d/du {K1.label}"]
+    assert len(rows) == 11
+    assert [row[1] for row in rows] == list(r.curves[0].value)
+    assert [row[5] for row in rows[:5]] == list(r.empirical.u) and rows[5][5] == ""
+    header, rows = r.csv_table("near_one")
+    assert len(rows) == 5 and [row[0] for row in rows] == list(r.near_one.eps)
+    with pytest.raises(ValueError, match="view"):
+        r.csv_table("bogus")
+
+
+def test_from_state_defaults_and_choice():
+    req = KernelCurveRequest.from_state({})
+    assert [s.name for s in req.specs] == ["arccos1", "ntk"]
+    req = KernelCurveRequest.from_state({"kernels": ["ntk", "nngp"], "depth": 3,
+                                         "extra_depths": "5, 3", "overlay": True, "width": 50})
+    assert [(s.name, s.depth) for s in req.specs] == [("ntk", 3), ("ntk", 5), ("nngp", 3),
+                                                      ("nngp", 5)]
+    assert req.width == 50
+
+
+def test_specs_from_choice_errors():
+    assert parse_depths("3; 5,") == [3, 5]
+    with pytest.raises(ValueError, match="extra depths must be in"):
+        parse_depths("1")
+    with pytest.raises(ValueError, match="integers"):
+        parse_depths("x")
+    with pytest.raises(ValueError, match="at least one"):
+        specs_from_choice([])
+    with pytest.raises(ValueError, match="kernels must be among"):
+        specs_from_choice(["rbf"])
+
+
+# --------------------------------------------------------------------- spectrum
+def test_spectrum_ntk_p3_closed_form_and_zeros():
+    r = SpectrumRequest(specs=(NTK2,), dim=3, kmax=6)()
+    s = r.series[0]
+    direct = mercer_spectrum(NTK2, 3, 6)
+    np.testing.assert_array_equal(s.mu, direct.mu)
+    # spec §2.3, p = 3: μ = 1/2, 1/3, 5/64, 0, 1/192, 0, 23/16384
+    np.testing.assert_allclose(s.mu, [1 / 2, 1 / 3, 5 / 64, 0, 1 / 192, 0, 23 / 16384],
+                               rtol=1e-10, atol=1e-15)
+    assert list(s.zero) == [False, False, False, True, False, True, False]
+    assert list(s.shown) == [True, True, True, False, True, False, True]
+    assert not s.unresolved.any()
+
+
+def test_weighted_spectrum_sum_rule_and_guides():
+    r = SpectrumRequest(specs=(K1,), dim=3, kmax=400, weighted=True)()
+    s = r.series[0]
+    np.testing.assert_allclose(s.y, multiplicity(3, s.k) * s.mu)
+    assert s.y.sum() == pytest.approx(1.0, abs=1e-4)  # Σ N(p,k) μ_k = κ1(1) = 1
+    g = r.guides[0]
+    np.testing.assert_allclose(g.values, g.C * g.k ** g.exponent * multiplicity(3, g.k))
+
+
+def test_guides_unweighted_match_core_constants():
+    r = SpectrumRequest(specs=(NTK2,), dim=3, kmax=50)()
+    c3 = 2 ** 2 * math.gamma(1.5) ** 2 / math.pi ** 2  # C(3) = 1/π (spec §2.2)
+    assert any(g.C == pytest.approx(c3) and g.exponent == -3 for g in r.guides)
+    for g in r.guides:
+        np.testing.assert_allclose(g.values, g.C * g.k ** g.exponent)
+
+
+def test_local_slopes_of_power_law_with_parity_zeros():
+    k = np.arange(0, 21, dtype=float)
+    y = np.where(k % 2 == 0, 3.0 * np.maximum(k, 1) ** -4.0, 0.0)
+    shown = y > 0
+    kk, s = local_slopes(k, y, shown)
+    np.testing.assert_allclose(kk, np.arange(3, 20, 2))
+    np.testing.assert_allclose(s, -4.0)
+
+
+def test_unresolved_classification():
+    req = SpectrumRequest(specs=(NTK2,), dim=3, kmax=4)
+    fake = SimpleNamespace(k=np.arange(5.0), multiplicity=np.ones(5),
+                           mu=np.array([1.0, 1e-3, 0.0, -1e-17, 1e-8]),
+                           error_estimate=np.array([1e-16, 1e-6, 0.0, 1e-16, 1e-16]),
+                           exact_zero=np.array([False, False, True, False, False]), method="x")
+    s = req._series(fake, NTK2)
+    assert list(s.zero) == [False, False, True, False, False]
+    assert list(s.unresolved) == [False, False, False, True, False]  # μ ≤ 0, not exact
+    assert list(s.shown) == [True, True, False, False, True]
+    strict = SpectrumRequest(specs=(NTK2,), dim=3, kmax=4, rel_tol=5e-4)._series(fake, NTK2)
+    assert list(strict.unresolved) == [False, True, False, True, False]  # 1e-6 > 5e-4 · 1e-3
+
+
+def test_spectrum_csv():
+    r = SpectrumRequest(specs=(NTK2, K1), dim=5, kmax=10)()
+    header, rows = r.csv_table("spectrum")
+    assert header == ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status"]
+    assert len(rows) == 22
+    assert [row[4] for row in rows[:11]] == list(r.series[0].mu)
+    assert {row[7] for row in rows} <= {"shown", "zero", "unresolved"}
+    header, rows = r.csv_table("slope")
+    assert len(rows) == sum(len(s.slope) for s in r.series)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"dim": 1}, "dim"), ({"dim": 1001}, "dim"), ({"kmax": 0}, "kmax"), ({"kmax": 2001}, "kmax"),
+    ({"rel_tol": -1}, "rel_tol"),
+])
+def test_spectrum_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SpectrumRequest(specs=(NTK2,), **kwargs)
