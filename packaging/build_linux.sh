@@ -12,7 +12,6 @@
 # when PyInstaller is installed (NTKVIZ_BUNDLE=<bundle dir> re-uses a built one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT="$PWD"
 APP_ID="io.github.ntkviz.Ntkviz"
 VENV="${NTKVIZ_BUILD_VENV:-build/venv}"
 PY="${PYTHON:-python3}"
@@ -73,4 +72,3 @@ echo "build_linux: bundle  $OUT  $(du -sh "$OUT" | cut -f1)"
 echo "build_linux: archive $OUT.tar.gz  $(du -h "$OUT.tar.gz" | cut -f1)"
 echo "build_linux: largest parts of _internal:"
 du -s "$OUT"/_internal/* 2>/dev/null | sort -rn | head -8 | awk '{printf "  %6.1f MB  %s\n", $1/1024, $2}'
-cd "$ROOT"

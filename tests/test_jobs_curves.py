@@ -93,6 +93,7 @@ def test_empirical_overlay_approaches_limit_and_respects_normalisation():
     ({"specs": (K1,), "width": 100}, "needs an NTK or NNGP"),
     ({"specs": (NTK2,), "width": 0}, "width"),
     ({"specs": (NTK2,), "n_samples": 0}, "n_samples"),
+    ({"specs": (KernelSpec(name="ntk", depth=5),), "width": 65536, "n_samples": 2}, "too costly"),
     ({"specs": (KernelSpec(name="ntk", depth=99),)}, "depth"),
 ])
 def test_kernel_request_validation(kwargs, match):

@@ -102,8 +102,7 @@ def test_running_app_uses_app_id_and_icon():
         "print(app.windowIcon().pixmap(48, 48).isNull())\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env=_clean_env(QT_QPA_PLATFORM="offscreen",
-                                         NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "")))
+                          env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [APP_ID, f"{APP_ID}.svg", "False"]
 
@@ -269,6 +268,46 @@ def test_numba_cache_falls_back_when_cache_home_is_unusable(tmp_path):
     cache_dir = Path(proc.stdout.strip())
     assert tmp in cache_dir.parents and cache_dir.is_dir() and os.access(cache_dir, os.W_OK)
     assert cache_dir.name.startswith(f"numba-{ntkviz.__version__}-")
+
+
+def test_frozen_cache_locator_uses_numba_cache_dir(tmp_path, monkeypatch):
+    """The bundle's numba locator (packaging/pyinstaller/ntkviz_frozen_cache.py) caches a
+    function whose byte code carries PyInstaller's relative file name, and whose source file
+    does not exist, into NUMBA_CACHE_DIR, independent of the working directory."""
+    from numba.core import config
+
+    spec = importlib.util.spec_from_file_location(
+        "ntkviz_frozen_cache", ROOT / "packaging" / "pyinstaller" / "ntkviz_frozen_cache.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    namespace: dict = {}
+    exec(compile("def kernel(x):\n    return x + 1\n", "ntkviz/core/fake.py", "exec"), namespace)
+    func = namespace["kernel"]
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # numba then stamps by sys.executable
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    locator = module.FrozenCacheLocator.from_function(func, "ntkviz/core/fake.py")
+    assert locator is not None
+    assert Path(locator.get_cache_path()) == tmp_path / "cache" / "ntkviz_core"
+    assert locator.get_source_stamp()  # hash of the executable, which embeds the byte code
+    monkeypatch.chdir(ROOT)
+    assert module.FrozenCacheLocator.from_function(func, "ntkviz/core/fake.py").get_cache_path() \
+        == locator.get_cache_path()
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setattr(config, "CACHE_DIR", str(blocker / "cache"))  # cannot be created
+    assert module.FrozenCacheLocator.from_function(func, "ntkviz/core/fake.py") is None
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    assert module.FrozenCacheLocator.from_function(func, "ntkviz/core/fake.py") is None
+
+
+def test_runtime_hook_selects_the_frozen_locator():
+    hook = (ROOT / "packaging" / "pyinstaller" / "rthook_ntkviz.py").read_text()
+    spec_text = (ROOT / "packaging" / "pyinstaller" / "ntkviz.spec").read_text()
+    assert "ntkviz_frozen_cache.FrozenCacheLocator" in hook and "NUMBA_CACHE_LOCATOR_CLASSES" in hook
+    assert '"ntkviz_frozen_cache"' in spec_text and "rthook_ntkviz.py" in spec_text
 
 
 # --- PyInstaller bundle ---------------------------------------------------------------------

@@ -1,6 +1,9 @@
 """Kernel-curve benchmarks: 2001-point curves (ReLU NTK at depth 2, 10, 50; tanh), empirical overlay."""
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 
 from ntkviz.bench import Result, median_time
@@ -17,7 +20,9 @@ def run(repeats: int) -> list[Result]:
     for depth in (2, 10, 50):
         spec = KernelSpec("ntk", depth)
         t = median_time(lambda: evaluate_kernel(spec, u), repeats)
-        results.append(Result(f"kernel curve NTK relu L={depth}, {GRID} points", t, 5e-3))
+        cpu = _cpu_time(lambda: evaluate_kernel(spec, u), repeats)
+        results.append(Result(f"kernel curve NTK relu L={depth}, {GRID} points", t, 5e-3,
+                              f"(CPU time {cpu * 1e3:.2f} ms; load avg {os.getloadavg()[0]:.1f})"))
     spec = KernelSpec("ntk", 10, activation="tanh")
     t = median_time(lambda: evaluate_kernel(spec, u), repeats)
     results.append(Result(f"kernel curve NTK tanh L=10, {GRID} points", t, None, "report only"))
@@ -26,9 +31,20 @@ def run(repeats: int) -> list[Result]:
     t = median_time(lambda: evaluate_kernel(KernelSpec("ntk", 10, next(biases), "tanh"), u), repeats)
     results.append(Result("  same, new bias each call (tables rebuilt)", t, None, "report only"))
     cos = np.linspace(-1.0, 1.0, 201)
-    for width, depth, coupling in ((1024, 3, "shared"), (4096, 5, "shared"), (4096, 5, "independent")):
+    for width, depth, coupling in ((4096, 5, "pairwise"), (4096, 5, "independent"), (1024, 3, "shared")):
         t = median_time(lambda: empirical_kernels(cos, width, depth, coupling=coupling),
                         max(1, min(repeats, 3)))
         results.append(Result(f"empirical NTK+NNGP m={width} L={depth}, 201 cosines ({coupling})", t,
                               None, "report only, 1 network"))
     return results
+
+
+def _cpu_time(fn, repeats: int) -> float:
+    """Median thread CPU time of ``fn()`` (insensitive to other processes on a loaded machine)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.thread_time()
+        fn()
+        times.append(time.thread_time() - t0)
+    return float(np.median(times))

@@ -3,9 +3,11 @@
 * ``train m=200 n=20 5000 steps``: :func:`ntkviz.core.dynamics.train` from scratch (draws,
   K0 and NTK eigendecompositions, net + linearisation gradient descent in lock-step,
   kernel flows evaluated at every frame) — target <= 1 s.
-* ``animation drawn frame rate``: the panel (offscreen, two runs side by side) draws
-  successive frames as fast as it can, each followed by a full repaint of the plot
-  canvas into an image (what a screen would show) — target >= 30 frames/s.
+* ``animation drawn frame rate``: the panel (offscreen window, two runs side by side)
+  calls show_frame and then repaints its whole plot canvas synchronously, back to back —
+  target >= 30 frames/s (pessimistic: a window repaints only the changed regions).
+  Also reported: frames actually painted per second while the 30 fps timer plays the
+  timeline, and the timer ticks dropped because the previous frame was still drawing.
 """
 from __future__ import annotations
 
@@ -24,30 +26,58 @@ def _train_once() -> None:
         raise RuntimeError(result.message)
 
 
-def _drawn_fps(repeats: int) -> float:
-    """Frames per second of show_frame + a synchronous repaint of the canvas."""
-    from PySide6 import QtGui
+def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float]:
+    """Two runs side by side, offscreen window. Returns (frames/s of show_frame followed by
+    a synchronous repaint of the whole canvas, back to back; painted frames/s while playing
+    with the panel's 30 fps timer; ticks/s dropped there because a frame was still
+    being drawn)."""
+    from PySide6 import QtCore, QtGui
 
     from ntkviz.gui.headless import build_panel
     from ntkviz.gui.panels.training import QtTrainingPanel
 
-    panel = build_panel(QtTrainingPanel, {"autoplay": False})
+    panel = build_panel(QtTrainingPanel, {"autoplay": False, "steps": 20000, "frames": 400})
+    painted = {"n": 0}
+
+    class Counter(QtCore.QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+            if event.type() == QtCore.QEvent.Type.Paint:
+                painted["n"] += 1
+            return False
+
+    counter = Counter()
+    viewport = panel.canvas.viewport()
+    viewport.installEventFilter(counter)
+    def play(duration):
+        panel.show_frame(0)
+        loop = QtCore.QEventLoop()
+        QtCore.QTimer.singleShot(int(duration * 1000), loop.quit)
+        drawn0, dropped0 = panel.frames_drawn, panel.frames_dropped
+        painted["n"] = 0
+        t0 = time.perf_counter()
+        panel.play()
+        loop.exec()
+        elapsed = time.perf_counter() - t0
+        panel.pause()
+        return (min(painted["n"], panel.frames_drawn - drawn0) / elapsed,
+                (panel.frames_dropped - dropped0) / elapsed)
+
     try:
-        canvas = panel.canvas
-        image = QtGui.QImage(canvas.size(), QtGui.QImage.Format.Format_ARGB32)
-        n = panel.frame_count()
-        rates = []
-        for _ in range(max(1, repeats)):
-            t0 = time.perf_counter()
+        rate, dropped = play(seconds)
+        image = QtGui.QImage(panel.canvas.size(), QtGui.QImage.Format.Format_ARGB32)
+        n = min(60, panel.frame_count())
+
+        def repaint_all():
             for i in range(n):
                 panel.show_frame(i)
                 painter = QtGui.QPainter(image)
-                canvas.render(painter)  # the paint a visible window would do
+                panel.canvas.render(painter)
                 painter.end()
-            rates.append(n / (time.perf_counter() - t0))
-        rates.sort()
-        return rates[len(rates) // 2]
+
+        full = n / median_time(repaint_all, repeats=3, warmup=0)
+        return full, rate, dropped
     finally:
+        viewport.removeEventFilter(counter)
         panel.dispatcher.shutdown()
         panel.close()
         panel.deleteLater()
@@ -58,10 +88,13 @@ def run(repeats: int) -> list[Result]:
                       "(+ linearised, kernel flows)", median_time(_train_once, repeats), 1.0,
                       note=f"{RUN['frames']} frames")]
     try:
-        fps = _drawn_fps(min(repeats, 3))
+        full, rate, dropped = _drawn_fps()
     except ImportError as exc:  # no Qt available
         results.append(Result("animation drawn frame rate", float("nan"), note=f"skipped: {exc}"))
     else:
-        results.append(Result("animation drawn frame rate (2 runs, offscreen)", fps, 30.0,
-                              unit="frames/s"))
+        results.append(Result("animation drawn frame rate (2 runs, full repaint, offscreen)",
+                              full, 30.0, unit="frames/s",
+                              note="show_frame + whole-canvas paint, back to back"))
+        results.append(Result("  playing with the panel's 30 frames/s timer", rate,
+                              unit="frames/s", note=f"painted; {dropped:.1f} ticks/s dropped"))
     return results

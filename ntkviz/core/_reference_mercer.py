@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import roots_legendre
 
 __all__: list[str] = []
 
@@ -29,7 +30,7 @@ def legendre_table(t: np.ndarray, p: int, kmax: int) -> np.ndarray:
 
 def theta_quadrature(kernel_of_theta, p: int, kmax: int, nodes: int = 600) -> np.ndarray:
     """μ_k = ω ∫_0^π κ(θ) P_k(cos θ) sin^{p-2}θ dθ with ``nodes``-point Gauss–Legendre."""
-    z, w = np.polynomial.legendre.leggauss(nodes)
+    z, w = roots_legendre(nodes)
     theta = 0.5 * np.pi * (z + 1.0)
     w = 0.5 * np.pi * w
     omega = math.exp(math.lgamma(p / 2) - 0.5 * math.log(math.pi) - math.lgamma((p - 1) / 2))
@@ -97,23 +98,25 @@ def mpmath_eigenvalue(k: int, p: int, name: str = "ntk", depth: int = 2, bias: f
                 q = q + bias_m
             return ntk if name == "ntk" else sigma
 
-        def legendre(t):
-            prev, cur = mp.mpf(1), t
-            if k == 0:
-                return prev
-            for j in range(1, k):
-                prev, cur = cur, ((2 * j + p - 2) * t * cur - j * prev) / (j + p - 2)
-            return cur
-
         total = mp.mpf(0)
         half = mp.pi / (2 * pieces)
         for i in range(pieces):
             mid = mp.pi * (2 * i + 1) / (2 * pieces)
             for x, w in nodes:
                 theta = mid + half * x
-                total += w * kernel(theta) * legendre(mp.cos(theta)) * mp.sin(theta) ** (p - 2)
+                total += w * kernel(theta) * mp_legendre(k, p, mp.cos(theta)) * mp.sin(theta) ** (p - 2)
         omega = mp.gamma(mp.mpf(p) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(p - 1) / 2))
         return omega * half * total
+
+
+def mp_legendre(k: int, p: int, t):
+    """``P_k(t)`` in dimension ``p`` (``P_k(1) = 1``) by recurrence (19), in the type of ``t``."""
+    prev, cur = 1 + 0 * t, t
+    if k == 0:
+        return prev
+    for j in range(1, k):
+        prev, cur = cur, ((2 * j + p - 2) * t * cur - j * prev) / (j + p - 2)
+    return cur
 
 
 _NODE_CACHE: dict = {}

@@ -162,11 +162,38 @@ def _kappa1_scalar(x: float) -> float:
 
 #: c_σ for erf: 1 / E[erf(z)²] = 1 / ((2/π) asin(2/3))
 ERF_NORMALISATION = 1.0 / ((2.0 / math.pi) * math.asin(2.0 / 3.0))
-#: activations whose dual maps this module expands (step: NNGP only)
+#: activations whose dual maps this module expands in closed form (step: NNGP only)
 SERIES_ACTIVATIONS = ("relu", "step", "erf")
 
 
-def dual_recursion(u_series: np.ndarray, depth: int, bias: float, activation: str):
+@njit(nogil=True, cache=True)
+def hermite_compose(coef, rho):
+    """``Σ_n coef[n] ρ(t)^n`` and ``Σ_n n coef[n] ρ(t)^{n-1}`` for a series ρ (Horner, O(n N²)).
+
+    With ``coef >= 0`` and ρ of non-negative coefficients every sum is of positive terms.
+    """
+    m = rho.shape[0]
+    val = np.zeros(m)
+    dval = np.zeros(m)
+    tmp = np.zeros(m)
+    for n in range(coef.shape[0] - 1, -1, -1):
+        for arr_index in range(2):
+            arr = val if arr_index == 0 else dval
+            if arr_index == 1 and n == 0:
+                break
+            for i in range(m):
+                s = 0.0
+                for j in range(i + 1):
+                    s += arr[j] * rho[i - j]
+                tmp[i] = s
+            for i in range(m):
+                arr[i] = tmp[i]
+            arr[0] += coef[n] if arr_index == 0 else n * coef[n]
+    return val, dval
+
+
+def dual_recursion(u_series: np.ndarray, depth: int, bias: float, activation: str,
+                   hermite=None):
     """Deep recursion of contracts §A on series: returns ``(NNGP_L, NTK_L)`` as series.
 
     ``u_series`` is the cosine ``u`` as a series in the working variable.
@@ -176,14 +203,23 @@ def dual_recursion(u_series: np.ndarray, depth: int, bias: float, activation: st
     * relu: ``k̂(s; q) = q κ1(s/q)``, ``k̂' = κ0(s/q)``;
     * step: ``k̂ = κ0(s/q)`` (NNGP only: the step NTK is infinite at u = 1, ``None``);
     * erf: ``k̂ = c (2/π) asin(x)``, ``k̂' = c (2/π) (2/(1+2q)) (1 - x²)^{-1/2}``,
-      ``x = 2s/(1+2q)``, ``c = ERF_NORMALISATION`` (Williams 1997).
+      ``x = 2s/(1+2q)``, ``c = ERF_NORMALISATION`` (Williams 1997);
+    * any other activation: ``hermite = (q, coef, ncoef)`` per layer (Mehler's formula,
+      :func:`ntkviz.core.activations.dual_tables`): ``k̂ = Σ_n coef[l, n] ρ^n``,
+      ``k̂' = Σ_n n coef[l, n] ρ^{n-1} / q_l``, ρ = s/q_l.
     """
     sigma = u_series.copy()
     sigma[0] += bias
     q = 1.0 + bias
     theta = sigma.copy()
-    for _ in range(depth - 1):
-        if activation == "erf":
+    for layer in range(depth - 1):
+        if hermite is not None:
+            q = float(hermite[0][layer])
+            val, dval = hermite_compose(hermite[1][layer, : hermite[2][layer]], sigma / q)
+            new_sigma = val
+            new_q = float(hermite[0][layer + 1])
+            theta = new_sigma + mul(theta, dval / q)
+        elif activation == "erf":
             scale = 2.0 / (1.0 + 2.0 * q)
             asin, w = arcsin_series(sigma * scale)
             amp = ERF_NORMALISATION * 2.0 / math.pi
@@ -292,3 +328,22 @@ def moment_sums_rows(rows, kmax, p, out, absout):
                 out[i, k] = math.copysign(math.exp(math.log(abs(s[i])) + scale), s[i])
             if sa[i] != 0.0:
                 absout[i, k] = math.exp(math.log(sa[i]) + scale)
+
+
+@njit(nogil=True, cache=True)
+def max_monomial_moments(nmin, kmax, p, out):
+    """out[k] = max_{n >= max(nmin, k), n ≡ k (2)} T(n, k) (T is unimodal in n)."""
+    for k in range(kmax + 1):
+        n = max(nmin, k)
+        if (n - k) % 2 == 1:
+            n += 1
+        best = log_monomial_moment(n, k, p)
+        prev = best
+        while True:  # climb while T grows (step 2), then stop
+            n += 2
+            cur = log_monomial_moment(n, k, p)
+            if cur <= prev:
+                break
+            best = cur
+            prev = cur
+        out[k] = math.exp(best) if best < 709.0 else np.inf

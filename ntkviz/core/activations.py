@@ -178,7 +178,7 @@ def second_derivative(name: str) -> Callable:
     return _FUNCTIONS[name][2]
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def dual_map(kind, c, coef, layer, ncoef, q, rho, delta, eps):
     """Dual maps at variance q and correlation ρ = s/q.
 

@@ -82,7 +82,7 @@ def _x_minus_sin(x):
     return p * y * x
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def relu_duals(rho, delta, eps):
     """Arc-cosine quantities at a cosine given three ways.
 

@@ -305,8 +305,8 @@ def pooling_matrix(layer: Layer, n: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- numeric plan
-_NI = 13  # ints per layer in the plan table
-(_H, _W, _S, _HO, _WO, _KERN, _HPTR, _HENT, _WPTR, _WENT, _DOFF, _GOFF, _NOFF) = range(_NI)
+_NI = 11  # ints per layer in the plan table
+(_H, _W, _S, _HO, _WO, _KERN, _HPTR, _HENT, _WPTR, _WENT, _NOFF) = range(_NI)
 
 
 def patch_offsets(s: int) -> list[int]:
@@ -331,23 +331,21 @@ class _Plan:
     csr_ptr: np.ndarray  # int64, per axis: ptr[in + 1] into the entries (scatter form of the pooling)
     csr_out: np.ndarray  # int64 output index of each entry
     csr_w: np.ndarray    # float64 weight of each entry
-    dense_w: np.ndarray  # float64, per layer: the (wo, w) pooling matrix of the width axis (gather form)
-    gather: np.ndarray   # int64, per layer: [first, last + 1) input range of each width output
     norm_len: int        # total length of the flat per-image norm array
     fsize: int           # float work-buffer length per thread
     isize: int           # int work-buffer length per thread
 
 
 @lru_cache(maxsize=64)
-def _plan(arch: Architecture, height: int, width: int) -> _Plan:
+def _plan(arch: Architecture, height: int, width: int, channels: int) -> _Plan:
     sizes = arch.layer_sizes(height, width)
     L = len(arch.layers)
     lay_i = np.zeros((L, _NI), np.int64)
     lay_f = np.zeros((L, 2))
     offsets = np.zeros((L, max(lay.npatch for lay in arch.layers)), np.int64)
-    ptrs, outs, wts, dense, gather = [], [], [], [], []
+    ptrs, outs, wts = [], [], []
     norm_off = 0
-    maxpool = maxw = maxu = maxhw = maxh = maxwo = 1
+    maxpool = maxacc = maxhw = 1
     for k, (lay, ((h, w), _conv, (ho, wo))) in enumerate(zip(arch.layers, sizes)):
         axis = []
         for n in (h, w):
@@ -360,37 +358,30 @@ def _plan(arch: Architecture, height: int, width: int) -> _Plan:
                 wts.extend(mat[nz, i].tolist())
                 ptr.append(ptr[-1] + len(nz))
             ptrs.extend(ptr)
-        wmat = pooling_matrix(lay, w)
-        doff, goff = len(dense), len(gather)
-        dense.extend(wmat.ravel().tolist())
-        for o in range(wo):
-            nz = np.nonzero(wmat[o])[0]
-            gather += [int(nz[0]), int(nz[-1]) + 1]
         s = lay.npatch
         offsets[k, :s] = patch_offsets(s)
-        lay_i[k] = (h, w, s, ho, wo, PATCH_KERNELS.index(lay.kernel), *axis, doff, goff, norm_off)
+        lay_i[k] = (h, w, s, ho, wo, PATCH_KERNELS.index(lay.kernel), *axis, norm_off)
         lay_f[k] = (1.0 if arch.patch_normalization == "sum" else 1.0 / (s * s), 1.0 / (lay.sigma ** 2))
         norm_off += h * w
         maxpool = max(maxpool, (ho * wo) ** 2)
-        maxw = max(maxw, w)
-        maxwo = max(maxwo, wo)
-        maxu = max(maxu, ho * wo * wo)
+        maxacc = max(maxacc, ho * wo * h * w)
         maxhw = max(maxhw, h * w)
-        maxh = max(maxh, h)
-    fsize = 4 * maxpool + 2 * maxwo * maxwo + 2 * maxu + 5 * maxw + 2 * maxwo * maxw + maxhw
-    isize = maxh + 1 + maxhw + 2 * maxh
+    kdim = arch.layers[0].npatch ** 2 * channels
+    fsize = 5 * maxpool + 3 * maxacc + kdim * maxhw + 7 * maxhw
+    isize = 3 * maxhw
     as_i = lambda v: np.array(v, np.int64)  # noqa: E731
     return _Plan(lay_i, lay_f, offsets, as_i(ptrs), as_i(outs), np.array(wts, np.float64),
-                 np.array(dense, np.float64), as_i(gather), norm_off, fsize, isize)
+                 norm_off, fsize, isize)
 
 
 # --------------------------------------------------------------------------- numba kernels
-# fdlibm's acos (|error| <= 1 ulp), written branch-free so that LLVM vectorises the row loops.
+# fdlibm's acos (|error| <= 1 ulp), written branch-free so that LLVM vectorises the loops.
 _PS0, _PS1, _PS2 = 1.66666666666666657415e-01, -3.25565818622400915405e-01, 2.01212532134862925881e-01
 _PS3, _PS4, _PS5 = -4.00555345006794114027e-02, 7.91534994289814532176e-04, 3.47933107596021167570e-05
 _QS1, _QS2 = -2.40339491173441421878e+00, 2.02094576023350569471e+00
 _QS3, _QS4 = -6.88283971605453293030e-01, 7.70381505559019352791e-02
 _PIO2_HI, _PIO2_LO = 1.57079632679489655800e+00, 6.12323399573676603587e-17
+_INV_PI = 1.0 / math.pi
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -408,33 +399,6 @@ def _acos(x):
 
 
 @njit(nogil=True, cache=True)
-def _nonzero_cols(n2d, ptr, col):
-    """CSR list (per row) of the positions with a non-zero norm."""
-    h, w = n2d.shape
-    k = 0
-    ptr[0] = 0
-    for i in range(h):
-        for j in range(w):
-            if n2d[i, j] > 0.0:
-                col[k] = j
-                k += 1
-        ptr[i + 1] = k
-
-
-@njit(nogil=True, cache=True)
-def _nonzero_span(n2d, lo, hi):
-    """Per row, the span [lo, hi) of the positions with a non-zero norm (empty: lo >= hi)."""
-    h, w = n2d.shape
-    for i in range(h):
-        lo[i] = w
-        hi[i] = 0
-        for j in range(w):
-            if n2d[i, j] > 0.0:
-                lo[i] = min(lo[i], j)
-                hi[i] = j + 1
-
-
-@njit(nogil=True, cache=True, inline="always")
 def _patch_sum(T, i, j, i2, j2, h, w, offs):
     """Plain patch sum of T(u + v, u' + v) over v in offs x offs, off-grid terms dropped.
 
@@ -458,249 +422,221 @@ def _patch_sum(T, i, j, i2, j2, h, w, offs):
     return acc
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _patch_row_tensor(T, i, j, i2, lo, hi, h, w, offs, P, Col):
-    """Later layers: P[t] = patch sum of T(u + v, u' + v), u = (i, j), u' = (i2, t), t in [lo, hi).
-
-    Same terms and summation order as :func:`_patch_sum`, vectorised along t.
-    """
-    for t in range(lo, hi):
-        P[t] = 0.0
-    for b in offs:
-        c = j + b
-        if c < 0 or c >= w:
-            continue
-        t0 = max(lo, -b)
-        t1 = min(hi, w - b)
-        for t in range(t0, t1):
-            Col[t] = 0.0
-        for a in offs:
-            r = i + a
-            r2 = i2 + a
-            if r < 0 or r >= h or r2 < 0 or r2 >= h:
-                continue
-            for t in range(t0, t1):
-                Col[t] += T[r, c, r2, t + b]
-        for t in range(t0, t1):
-            P[t] += Col[t]
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _patch_row(px, py, kx, ky0, lo, hi, s, nc, P, Col):
-    """First layer: P[t] = patch sum of x at position kx with y at ky0 + t, t in [lo, hi).
-
-    Patches are stored transposed, (s*s*C, H*W), components ordered (column
-    offset, row offset, channel): the per-column-offset partial sums match
-    the reference's order exactly.
-    """
-    for t in range(lo, hi):
-        P[t] = 0.0
+@njit(nogil=True, cache=True)
+def _patch_dot(px, kx, ky, s, nc):
+    """First-layer patch sum of positions kx and ky of one image (patch columns of ``px``)."""
+    acc = 0.0
     k = 0
     for b in range(s):
-        for t in range(lo, hi):
-            Col[t] = 0.0
+        col = 0.0
         for a in range(s * nc):
-            xv = px[k, kx]
-            if xv != 0.0:
-                for t in range(lo, hi):
-                    Col[t] += xv * py[k, ky0 + t]
+            col += px[k, kx] * px[k, ky]
             k += 1
-        for t in range(lo, hi):
-            P[t] += Col[t]
+        acc += col
+    return acc
 
 
 @njit(nogil=True, cache=True)
-def _layer_norms(first, px, Gin, out2d, h, w, s, offs, nu, Col, P):
+def _layer_norms(first, px, Gin, out2d, h, w, s, offs, nu):
     """Per-position patch norms n(u) = sqrt(P_xx(u, u)) of one image at one layer."""
     nc = px.shape[0] // (s * s)
     for i in range(h):
         for j in range(w):
             if first:
-                _patch_row(px, px, i * w + j, i * w, j, j + 1, s, nc, P, Col)
-                acc = P[j]
+                acc = _patch_dot(px, i * w + j, i * w + j, s, nc)
             else:
                 acc = _patch_sum(Gin, i, j, i, j, h, w, offs)
             out2d[i, j] = math.sqrt(max(acc * nu, 0.0))
 
 
 @njit(nogil=True, cache=True)
-def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, csr_out, csr_w,
-           dense_w, gather, Gout, Nout, W, Wn, U, Un, P, Q, Col, T, Tn, Wt, Wtn, iny,
-           nzx_ptr, nzx_col, ylo, yhi):
+def _layer(first, same, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, csr_out, csr_w,
+           Gout, Nout, G2, accC, accN, accT, pyc, P, Q, Col, T, Tn, yinv, yn, qpos, qmap):
     """One layer of the cross recursion: patch kernel, non-linearity, pooling.
 
-    For each pair of rows (i, i') with non-zero norms in both images and each
-    non-zero position j of row i, the patch kernel and the non-linearity are
-    evaluated on the whole span of non-zero positions of row i' (vectorised
-    row loops) and scattered along j (into Wt); the slab is then pooled along
-    j' (gather, into W) and scattered along i' (into U) and i (into Gout, Nout).
+    For every position u of x with a non-zero norm, the patch kernel with all
+    positions u' of y (only those with non-zero norm on the first layer) is
+    evaluated as one long vector, the non-linearity applied to it, and the
+    result pooled along the two y axes into ``acc[u, y output]``; the x axes
+    are pooled at the end. The axes are pooled in the reference's order (j',
+    i', j, i), each sum sequential over its taps. Zero-norm positions
+    contribute exact zeros.
     """
     h, w, s, ho, wo, kern = li[_H], li[_W], li[_S], li[_HO], li[_WO], li[_KERN]
-    hp, he, wp, we, doff, goff = li[_HPTR], li[_HENT], li[_WPTR], li[_WENT], li[_DOFF], li[_GOFF]
+    hp, he, wp, we = li[_HPTR], li[_HENT], li[_WPTR], li[_WENT]
     nc = px.shape[0] // (s * s)
+    kdim = px.shape[0]
+    noy = ho * wo
     pi = math.pi
+    # the y positions: compact non-zero list on the first layer, the full grid later
+    nq = 0
     for i2 in range(h):
         for t in range(w):
-            iny[i2 * w + t] = 1.0 / max(ny[i2, t], 1e-6)
-    Gout[:] = 0.0
-    if ntk:
-        Nout[:] = 0.0
+            qmap[i2 * w + t] = -1
+            if (not first) or ny[i2, t] > 0.0:
+                qmap[i2 * w + t] = nq
+                qpos[nq] = i2 * w + t
+                yn[nq] = ny[i2, t]
+                yinv[nq] = 1.0 / max(ny[i2, t], 1e-6)
+                nq += 1
+    if first:
+        for k in range(kdim):
+            for q in range(nq):
+                pyc[k * nq + q] = py[k, qpos[q]]
     for i in range(h):
-        if nzx_ptr[i + 1] == nzx_ptr[i]:
-            continue
-        U[:] = 0.0
-        if ntk:
-            Un[:] = 0.0
-        oxlo = wo
-        oxhi = 0
-        for jj in range(nzx_ptr[i], nzx_ptr[i + 1]):
-            j = nzx_col[jj]
-            e0 = csr_ptr[wp + j]
-            e1 = csr_ptr[wp + j + 1]
-            if e1 > e0:
-                oxlo = min(oxlo, csr_out[we + e0])
-                oxhi = max(oxhi, csr_out[we + e1 - 1] + 1)
-        if oxhi <= oxlo:
-            continue
-        for i2 in range(h):
-            lo = ylo[i2]
-            hi = yhi[i2]
-            if hi <= lo:
+        for j in range(w):
+            nxv = nx[i, j]
+            if nxv <= 0.0:
                 continue
-            # outputs of the width pooling reached by the span [lo, hi)
-            olo = wo
-            ohi = 0
-            for t in range(lo, hi):
-                e0 = csr_ptr[wp + t]
-                e1 = csr_ptr[wp + t + 1]
-                if e1 > e0:
-                    olo = min(olo, csr_out[we + e0])
-                    ohi = max(ohi, csr_out[we + e1 - 1] + 1)
-            if ohi <= olo:
-                continue
-            for o in range(oxlo, oxhi):
-                for t in range(lo, hi):
-                    Wt[o * w + t] = 0.0
-                    Wtn[o * w + t] = 0.0
-            for jj in range(nzx_ptr[i], nzx_ptr[i + 1]):
-                j = nzx_col[jj]
-                if first:
-                    _patch_row(px, py, i * w + j, i2 * w, lo, hi, s, nc, P, Col)
+            # patch kernel with every y position, grouped by column offset as the reference
+            for q in range(nq):
+                P[q] = 0.0
+            if first:
+                k = 0
+                for b in range(s):
+                    for q in range(nq):
+                        Col[q] = 0.0
+                    for a in range(s * nc):
+                        xv = px[k, i * w + j]
+                        if xv != 0.0:
+                            base = k * nq
+                            for q in range(nq):
+                                Col[q] += xv * pyc[base + q]
+                        k += 1
+                    for q in range(nq):
+                        P[q] += Col[q]
+                if ntk:
+                    for q in range(nq):
+                        Q[q] = P[q]
+            else:
+                for pass_ in range(2 if ntk else 1):
+                    src = Gin if pass_ == 0 else Nin
+                    dst = P if pass_ == 0 else Q
+                    for q in range(nq):
+                        dst[q] = 0.0
+                    for b in offs:
+                        c = j + b
+                        if c < 0 or c >= w:
+                            continue
+                        t0 = max(0, -b)
+                        t1 = min(w, w - b)
+                        for q in range(nq):
+                            Col[q] = 0.0
+                        for a in offs:
+                            r = i + a
+                            if r < 0 or r >= h:
+                                continue
+                            for i2 in range(max(0, -a), min(h, h - a)):
+                                for t in range(t0, t1):
+                                    Col[i2 * w + t] += src[r, c, i2 + a, t + b]
+                        for q in range(nq):
+                            dst[q] += Col[q]
+            # non-linearity (cosine in the reference's operation order: bitwise equal cosines matter at c ~ 1)
+            inx = 1.0 / max(nxv, 1e-6)
+            # (the reference's formulas and operation order, libm acos: pooled values then match it bitwise
+            # wherever its pooling sums are sequential, e.g. M3; that keeps NTK self-pair noise like its own)
+            if kern == 0:
+                for q in range(nq):
+                    c = (P[q] * nu * inx) * yinv[q]
+                    c = min(max(c, -1.0), 1.0)
+                    theta = math.acos(c)
+                    T[q] = ((math.sqrt(1.0 - c * c) + c * (pi - theta)) / pi * nxv) * yn[q]
                     if ntk:
-                        for t in range(lo, hi):
-                            Q[t] = P[t]
-                else:
-                    _patch_row_tensor(Gin, i, j, i2, lo, hi, h, w, offs, P, Col)
-                    if ntk:
-                        _patch_row_tensor(Nin, i, j, i2, lo, hi, h, w, offs, Q, Col)
-                nxv = nx[i, j]
-                inx = 1.0 / max(nxv, 1e-6)
-                # non-linearity, in the reference's operation order (cosines bitwise equal matter at c ~ 1)
-                if kern == 0 and ntk:
-                    for t in range(lo, hi):
-                        c = (P[t] * nu * inx) * iny[i2 * w + t]
-                        c = min(max(c, -1.0), 1.0)
-                        theta = _acos(c)
-                        T[t] = ((math.sqrt(1.0 - c * c) + c * (pi - theta)) / pi * nxv) * ny[i2, t]
-                        Tn[t] = (Q[t] * nu * (pi - theta)) / pi + T[t]
-                elif kern == 0:
-                    for t in range(lo, hi):
-                        c = (P[t] * nu * inx) * iny[i2 * w + t]
-                        c = min(max(c, -1.0), 1.0)
-                        theta = _acos(c)
-                        T[t] = ((math.sqrt(1.0 - c * c) + c * (pi - theta)) / pi * nxv) * ny[i2, t]
-                else:
-                    for t in range(lo, hi):
-                        c = (P[t] * nu * inx) * iny[i2 * w + t]
-                        c = min(max(c, -1.0), 1.0)
-                        T[t] = (math.exp(inv_s2 * (c - 1.0)) * nxv) * ny[i2, t]
-                # pool along j (scatter the row into Wt[o, :])
+                        Tn[q] = (Q[q] * nu * (pi - theta)) / pi + T[q]
+            else:
+                for q in range(nq):
+                    c = (P[q] * nu * inx) * yinv[q]
+                    c = min(max(c, -1.0), 1.0)
+                    T[q] = (math.exp(inv_s2 * (c - 1.0)) * nxv) * yn[q]
+            # pool along the y axes, in the reference's order: columns (j') then rows (i')
+            for pass_ in range(2 if ntk else 1):
+                src = T if pass_ == 0 else Tn
+                acc = accC if pass_ == 0 else accN
+                for e in range(h * wo):
+                    Col[e] = 0.0
+                for q in range(nq):
+                    i2 = qpos[q] // w
+                    t = qpos[q] - i2 * w
+                    for e in range(csr_ptr[wp + t], csr_ptr[wp + t + 1]):
+                        Col[i2 * wo + csr_out[we + e]] += csr_w[we + e] * src[q]
+                base = (i * w + j) * noy
+                for e in range(noy):
+                    acc[base + e] = 0.0
+                for i2 in range(h):
+                    for e in range(csr_ptr[hp + i2], csr_ptr[hp + i2 + 1]):
+                        g = csr_w[he + e]
+                        ob = base + csr_out[he + e] * wo
+                        for ot in range(wo):
+                            acc[ob + ot] += g * Col[i2 * wo + ot]
+    # pool along the x axes: columns (j) into accT[i, oj, :], then rows (i) into the output
+    for pass_ in range(2 if ntk else 1):
+        acc = accC if pass_ == 0 else accN
+        out = Gout if pass_ == 0 else Nout
+        for e in range(h * wo * noy):
+            accT[e] = 0.0
+        for i in range(h):
+            for j in range(w):
+                if nx[i, j] <= 0.0:
+                    continue
+                src0 = (i * w + j) * noy
                 for e in range(csr_ptr[wp + j], csr_ptr[wp + j + 1]):
-                    o = csr_out[we + e]
                     g = csr_w[we + e]
-                    if ntk:
-                        for t in range(lo, hi):
-                            Wt[o * w + t] += g * T[t]
-                            Wtn[o * w + t] += g * Tn[t]
-                    else:
-                        for t in range(lo, hi):
-                            Wt[o * w + t] += g * T[t]
-            # pool along j' (gather over the span, only the outputs it reaches)
-            for o in range(oxlo, oxhi):
-                for o2 in range(olo, ohi):
-                    a0 = max(gather[goff + 2 * o2], lo)
-                    a1 = min(gather[goff + 2 * o2 + 1], hi)
-                    acc = 0.0
-                    accn = 0.0
-                    for t in range(a0, a1):
-                        g = dense_w[doff + o2 * w + t]
-                        acc += g * Wt[o * w + t]
-                        accn += g * Wtn[o * w + t]
-                    W[o * wo + o2] = acc
-                    Wn[o * wo + o2] = accn
-            # pool along i' (scatter W into U[o])
-            for e in range(csr_ptr[hp + i2], csr_ptr[hp + i2 + 1]):
+                    dst0 = (i * wo + csr_out[we + e]) * noy
+                    for oy in range(noy):
+                        accT[dst0 + oy] += g * acc[src0 + oy]
+        for e in range(noy * noy):
+            G2[e] = 0.0
+        for i in range(h):
+            for e in range(csr_ptr[hp + i], csr_ptr[hp + i + 1]):
                 g = csr_w[he + e]
-                base = csr_out[he + e] * wo * wo
-                for o in range(oxlo, oxhi):
-                    for o2 in range(olo, ohi):
-                        U[base + o * wo + o2] += g * W[o * wo + o2]
-                        Un[base + o * wo + o2] += g * Wn[o * wo + o2]
-        # pool along i: Gout[o, jo, io', jo'] += g * U[io', jo, jo']
-        for e in range(csr_ptr[hp + i], csr_ptr[hp + i + 1]):
-            o = csr_out[he + e]
-            g = csr_w[he + e]
-            for io2 in range(ho):
-                for jo in range(wo):
-                    for jo2 in range(wo):
-                        Gout[o, jo, io2, jo2] += g * U[(io2 * wo + jo) * wo + jo2]
-                        if ntk:
-                            Nout[o, jo, io2, jo2] += g * Un[(io2 * wo + jo) * wo + jo2]
+                dst0 = csr_out[he + e] * wo * noy
+                src0 = i * wo * noy
+                for k in range(wo * noy):
+                    G2[dst0 + k] += g * accT[src0 + k]
+        for oi in range(ho):
+            for oj in range(wo):
+                for oi2 in range(ho):
+                    for oj2 in range(wo):
+                        out[oi, oj, oi2, oj2] = G2[(oi * wo + oj) * noy + oi2 * wo + oj2]
 
 
 @njit(nogil=True, cache=True)
 def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_ptr, csr_out, csr_w,
-              dense_w, gather, ntk, fbuf, ibuf):
+              ntk, fbuf, ibuf):
     """Run all layers for one pair; return (K_ckn, K_ntk).
 
     In ``self_mode`` (``py is px``), the per-layer norms of the image are
     computed along the way and written into ``norms_x`` (= ``norms_y``).
     """
     L = lay_i.shape[0]
-    maxpool = maxw = maxwo = maxu = maxh = maxhw = 1
+    maxpool = maxacc = maxhw = 1
     for k in range(L):
         h, w, ho, wo = lay_i[k, _H], lay_i[k, _W], lay_i[k, _HO], lay_i[k, _WO]
         maxpool = max(maxpool, (ho * wo) ** 2)
-        maxw = max(maxw, w)
-        maxwo = max(maxwo, wo)
-        maxu = max(maxu, ho * wo * wo)
-        maxh = max(maxh, h)
+        maxacc = max(maxacc, ho * wo * h * w)
         maxhw = max(maxhw, h * w)
+    kdim = px.shape[0]
     GA = fbuf[0:maxpool]
     NA = fbuf[maxpool:2 * maxpool]
     GB = fbuf[2 * maxpool:3 * maxpool]
     NB = fbuf[3 * maxpool:4 * maxpool]
-    p0 = 4 * maxpool
-    W = fbuf[p0:p0 + maxwo * maxwo]
-    Wn = fbuf[p0 + maxwo * maxwo:p0 + 2 * maxwo * maxwo]
-    p0 += 2 * maxwo * maxwo
-    U = fbuf[p0:p0 + maxu]
-    Un = fbuf[p0 + maxu:p0 + 2 * maxu]
-    p0 += 2 * maxu
-    P = fbuf[p0:p0 + maxw]
-    Q = fbuf[p0 + maxw:p0 + 2 * maxw]
-    Col = fbuf[p0 + 2 * maxw:p0 + 3 * maxw]
-    T = fbuf[p0 + 3 * maxw:p0 + 4 * maxw]
-    Tn = fbuf[p0 + 4 * maxw:p0 + 5 * maxw]
-    p0 += 5 * maxw
-    Wt = fbuf[p0:p0 + maxwo * maxw]
-    Wtn = fbuf[p0 + maxwo * maxw:p0 + 2 * maxwo * maxw]
-    p0 += 2 * maxwo * maxw
-    iny = fbuf[p0:p0 + maxhw]
-    nzx_ptr = ibuf[0:maxh + 1]
-    nzx_col = ibuf[maxh + 1:maxh + 1 + maxhw]
-    ylo = ibuf[maxh + 1 + maxhw:2 * maxh + 1 + maxhw]
-    yhi = ibuf[2 * maxh + 1 + maxhw:3 * maxh + 1 + maxhw]
+    G2 = fbuf[4 * maxpool:5 * maxpool]
+    p0 = 5 * maxpool
+    accC = fbuf[p0:p0 + maxacc]
+    accN = fbuf[p0 + maxacc:p0 + 2 * maxacc]
+    accT = fbuf[p0 + 2 * maxacc:p0 + 3 * maxacc]
+    p0 += 3 * maxacc
+    pyc = fbuf[p0:p0 + kdim * maxhw]
+    p0 += kdim * maxhw
+    P = fbuf[p0:p0 + maxhw]
+    Q = fbuf[p0 + maxhw:p0 + 2 * maxhw]
+    Col = fbuf[p0 + 2 * maxhw:p0 + 3 * maxhw]
+    T = fbuf[p0 + 3 * maxhw:p0 + 4 * maxhw]
+    Tn = fbuf[p0 + 4 * maxhw:p0 + 5 * maxhw]
+    yinv = fbuf[p0 + 5 * maxhw:p0 + 6 * maxhw]
+    yn = fbuf[p0 + 6 * maxhw:p0 + 7 * maxhw]
+    qpos = ibuf[0:maxhw]
+    qmap = ibuf[maxhw:2 * maxhw]
     Gin4 = GA[:1].reshape((1, 1, 1, 1))
     Nin4 = NA[:1].reshape((1, 1, 1, 1))
     Gout4 = Gin4
@@ -713,9 +649,7 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
         first = k == 0
         offs = offs_all[k, :lay_i[k, _S]]
         if self_mode:
-            _layer_norms(first, px, Gin4, nx, h, w, lay_i[k, _S], offs, lay_f[k, 0], Col, P)
-        _nonzero_cols(nx, nzx_ptr, nzx_col)
-        _nonzero_span(ny, ylo, yhi)
+            _layer_norms(first, px, Gin4, nx, h, w, lay_i[k, _S], offs, lay_f[k, 0])
         n4 = (ho * wo) ** 2
         if k % 2 == 0:
             Gout4 = GB[:n4].reshape((ho, wo, ho, wo))
@@ -723,10 +657,9 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
         else:
             Gout4 = GA[:n4].reshape((ho, wo, ho, wo))
             Nout4 = NA[:n4].reshape((ho, wo, ho, wo))
-        _layer(first, px, py, Gin4, Nin4, nx, ny, lay_i[k], offs, lay_f[k, 0], lay_f[k, 1], ntk,
-               csr_ptr, csr_out, csr_w, dense_w, gather, Gout4, Nout4,
-               W[:wo * wo], Wn[:wo * wo], U[:ho * wo * wo], Un[:ho * wo * wo], P, Q, Col, T, Tn, Wt, Wtn, iny,
-               nzx_ptr, nzx_col, ylo, yhi)
+        _layer(first, self_mode, px, py, Gin4, Nin4, nx, ny, lay_i[k], offs, lay_f[k, 0], lay_f[k, 1], ntk,
+               csr_ptr, csr_out, csr_w, Gout4, Nout4, G2, accC, accN, accT, pyc, P, Q, Col, T, Tn, yinv, yn,
+               qpos, qmap)
         Gin4 = Gout4
         Nin4 = Nout4
     ho, wo = lay_i[L - 1, _HO], lay_i[L - 1, _WO]
@@ -742,7 +675,7 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
 
 @njit(nogil=True, cache=True, parallel=True)
 def _pairs_parallel(self_mode, pa, pb, patches, norms, lay_i, lay_f, offs_all, csr_ptr, csr_out, csr_w,
-                    dense_w, gather, ntk, fbufs, ibufs, out_ckn, out_ntk):
+                    ntk, fbufs, ibufs, out_ckn, out_ntk):
     """Kernel values of many pairs (``pa[p]``, ``pb[p]``) in parallel over pairs.
 
     One worker per row of ``fbufs``/``ibufs`` (per-thread work buffers); each
@@ -756,7 +689,7 @@ def _pairs_parallel(self_mode, pa, pb, patches, norms, lay_i, lay_f, offs_all, c
             a = pa[p]
             b = pb[p]
             kc, kn = _pipeline(self_mode, patches[a], patches[b], norms[a], norms[b], lay_i, lay_f, offs_all,
-                               csr_ptr, csr_out, csr_w, dense_w, gather, ntk, fbufs[t], ibufs[t])
+                               csr_ptr, csr_out, csr_w, ntk, fbufs[t], ibufs[t])
             out_ckn[p] = kc
             out_ntk[p] = kn
 
@@ -836,7 +769,7 @@ _NORMS_CACHE_SIZE = 256
 def _run_pipeline(self_mode, px, py, nx, ny, plan, ntk):
     fbuf, ibuf = _WS.get(plan)
     return _pipeline(self_mode, px, py, nx, ny, plan.lay_i, plan.lay_f, plan.offsets, plan.csr_ptr, plan.csr_out, plan.csr_w,
-                     plan.dense_w, plan.gather, ntk, fbuf, ibuf)
+                     ntk, fbuf, ibuf)
 
 
 def image_norms(image, arch: Architecture) -> ImageNorms:
@@ -854,7 +787,7 @@ def image_norms(image, arch: Architecture) -> ImageNorms:
         if hit is not None:
             _NORMS_CACHE.move_to_end(key)
             return hit
-    plan = _plan(arch, img.shape[0], img.shape[1])
+    plan = _plan(arch, *img.shape)
     px = _patches(img, arch.layers[0].npatch)
     norms = np.zeros(plan.norm_len)
     ntk = arch.supports_ntk
@@ -888,7 +821,7 @@ def cross_kernels(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) 
     """
     arch = _check_pair(norms_x, norms_y, arch)
     h, w, c = norms_x.shape
-    plan = _plan(arch, h, w)
+    plan = _plan(arch, h, w, c)
     ntk = arch.supports_ntk
     kc, kn = _run_pipeline(False, norms_x.patches, norms_y.patches, norms_x.norms, norms_y.norms, plan, ntk)
     return float(kc), (float(kn) if ntk else math.nan)
@@ -950,8 +883,8 @@ class _Batch:
     def __init__(self, stack: np.ndarray, arch: Architecture, ntk: bool):
         self.arch = arch
         self.ntk = ntk
-        n, h, w, _c = stack.shape
-        self.plan = plan = _plan(arch, h, w)
+        n, h, w, c = stack.shape
+        self.plan = plan = _plan(arch, h, w, c)
         s0 = arch.layers[0].npatch
         self.patches = np.stack([_patches(im, s0) for im in stack])
         self.norms = np.zeros((n, plan.norm_len))
@@ -959,7 +892,7 @@ class _Batch:
         self.self_ntk = np.full(n, np.nan)
         nthreads = _threads()
         self._args = (plan.lay_i, plan.lay_f, plan.offsets, plan.csr_ptr, plan.csr_out, plan.csr_w,
-                      plan.dense_w, plan.gather, ntk, np.zeros((nthreads, plan.fsize)),
+                      ntk, np.zeros((nthreads, plan.fsize)),
                       np.zeros((nthreads, plan.isize), np.int64))
 
     def self_chunk(self, start: int, stop: int) -> None:

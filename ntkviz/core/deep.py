@@ -63,38 +63,44 @@ def deep_recursion(u, beta, depth, ntk, kind, c, q, coef, ncoef, value, deriv):
     ``u`` is a 1-D float64 array clipped to [-1, 1]; ``q, coef, ncoef`` come
     from :func:`ntkviz.core.activations.dual_tables`.
     """
-    for i in range(u.shape[0]):
+    # layer-outer loop: the points are independent, which lets the CPU overlap them
+    n = u.shape[0]
+    sig = np.empty(n)
+    dsig = np.ones(n)
+    rho = np.empty(n)
+    delta = np.empty(n)
+    eps = np.empty(n)
+    q0 = q[0]
+    for i in range(n):
         x = u[i]
-        q0 = q[0]
-        sig = x + beta
-        dsig = 1.0
-        theta = sig
-        dtheta = 1.0
-        rho = sig / q0
-        delta = (1.0 - x) / q0
-        eps = (1.0 + x + 2.0 * beta) / q0
-        for k in range(depth - 1):
-            kk, kp, kpp, omk = dual_map(kind, c, coef, k, ncoef[k], q[k], rho, delta, eps)
+        sig[i] = x + beta
+        rho[i] = sig[i] / q0
+        delta[i] = (1.0 - x) / q0
+        eps[i] = (1.0 + x + 2.0 * beta) / q0
+        value[i] = sig[i]  # Θ_0
+        deriv[i] = 1.0
+    for k in range(depth - 1):
+        inv_q = 1.0 / q[k + 1]
+        qk = q[k]
+        nk = ncoef[k]
+        for i in range(n):
+            kk, kp, kpp, omk = dual_map(kind, c, coef, k, nk, qk, rho[i], delta[i], eps[i])
             new_sig = kk + beta
-            new_dsig = kp * dsig
+            new_dsig = kp * dsig[i]
             if ntk:
-                new_theta = _add(new_sig, theta * kp if kp != 0.0 else 0.0)
-                term = _prod3(theta, kpp, dsig)
-                carried = dtheta * kp if kp != 0.0 else 0.0
-                dtheta = _add(_add(new_dsig, carried), term)
-                theta = new_theta
-            sig = new_sig
-            dsig = new_dsig
-            inv_q = 1.0 / q[k + 1]
-            rho = sig * inv_q
-            delta = omk * inv_q
-            eps = 1.0 + rho
-        if ntk:
-            value[i] = theta
-            deriv[i] = dtheta
-        else:
-            value[i] = sig
-            deriv[i] = dsig
+                theta = value[i]
+                carried = deriv[i] * kp if kp != 0.0 else 0.0
+                deriv[i] = _add(_add(new_dsig, carried), _prod3(theta, kpp, dsig[i]))
+                value[i] = _add(new_sig, theta * kp if kp != 0.0 else 0.0)
+            sig[i] = new_sig
+            dsig[i] = new_dsig
+            rho[i] = new_sig * inv_q
+            delta[i] = omk * inv_q
+            eps[i] = 1.0 + rho[i]
+    if not ntk:
+        for i in range(n):
+            value[i] = sig[i]
+            deriv[i] = dsig[i]
 
 
 def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,

@@ -50,6 +50,7 @@ from scipy.special import roots_legendre
 
 from ntkviz.core import _series
 from ntkviz.core._validate import check_int
+from ntkviz.core.activations import dual_tables
 from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
 
 __all__ = [
@@ -67,6 +68,11 @@ MAX_KMAX = 2000
 _EPS = np.finfo(np.float64).eps
 #: number of Taylor coefficients b_n used by the series route
 _N_TAYLOR = 1024
+#: the same for kernels of Hermite-series activations (truncated polynomials, fast decay)
+_N_TAYLOR_SMOOTH = 256
+#: absolute error of one Hermite coefficient a_n of the activation tables (800-node
+#: Gauss–Hermite), relative to √E[σ²]: measured 1.5e-16 .. 3e-15 for tanh against mpmath
+_HERMITE_COEF_ERR = 3e-15
 #: length of the Puiseux expansions in h = sqrt(1 ∓ u) (powers h^0 .. h^40)
 _N_PUISEUX = 41
 #: highest odd power of h kept in the singular part S, candidates tried per k
@@ -77,6 +83,8 @@ _TAYLOR_RTOL_PER_LAYER = 2e-14
 _SERIES_RTOL_FLOOR = 5e-13
 #: the series route falls back to quadrature, per k, where its error estimate is above this
 _HYBRID_RTOL = 1e-10
+#: eigenvalues below this are at the edge of the float64 range (no hybrid, no claims)
+_TINY = 1e-280
 
 
 # --------------------------------------------------------------------------- multiplicities
@@ -247,24 +255,55 @@ class _Expansion:
     layers: int
     star: float = 0.0  # β > 0: the first layer's singular point u* = -(1 + 2β) < -1 ...
     e: np.ndarray | None = None  # ... and κ(u* + h²) = Σ e_j h^j
+    #: Hermite duals: (relative mass dropped by their truncation, lowest degree dropped)
+    hermite_truncation: tuple[float, int] = (0.0, 0)
 
 
 def _series_kernel(spec) -> bool:
-    return spec.name in ("ntk", "nngp") and spec.activation in _series.SERIES_ACTIVATIONS and not (
-        spec.activation == "step" and spec.name == "ntk")
+    """Kernels the series route expands: every ``ntk``/``nngp`` except the step NNGP deeper
+    than 2 (κ0∘κ0 has a (1 - u)^{1/4} end-point singularity, outside the half-integer
+    Puiseux form used here) and the step NTK (infinite at u = 1): those go to quadrature.
+    """
+    if spec.name not in ("ntk", "nngp"):
+        return False
+    return spec.activation != "step" or (spec.name == "nngp" and spec.depth == 2)
 
 
 def _expansion(spec) -> _Expansion:
+    """Expansions of ``spec`` (cached on the fields that matter: not on ``normalize``)."""
+    return _expansion_cached(spec.name, spec.depth, spec.bias, spec.activation)
+
+
+@lru_cache(maxsize=32)
+def _expansion_cached(name: str, depth: int, bias: float, activation: str) -> _Expansion:
+    ex = _compute_expansion(KernelSpec(name, depth, bias, activation))
+    for arr in (ex.b, ex.c, ex.d, ex.e):
+        if arr is not None:
+            arr.flags.writeable = False
+    return ex
+
+
+def _compute_expansion(spec) -> _Expansion:
     which = 1 if spec.name == "ntk" else 0
-    u = np.zeros(_N_TAYLOR)
+    smooth = spec.activation not in ("relu", "step")
+    hermite = None
+    if smooth and spec.activation != "erf":
+        tables = dual_tables(spec.activation, spec.depth, spec.bias)
+        hermite = (tables.q, tables.coef, tables.ncoef)
+    u = np.zeros(_N_TAYLOR_SMOOTH if hermite else _N_TAYLOR)
     u[1] = 1.0
-    b = _series.dual_recursion(u, spec.depth, spec.bias, spec.activation)[which]
-    if spec.activation == "erf":
-        # entire duals, |2s/(1+2q)| < 1 on the closed disk: no end-point singularity,
-        # b_n decays geometrically and the plain positive sum is the whole story
+    b = _series.dual_recursion(u, spec.depth, spec.bias, spec.activation, hermite)[which]
+    if smooth:
+        # no end-point singularity: erf's duals are analytic on the closed disk (b_n decays
+        # geometrically), the Hermite (Mehler) duals are truncated polynomials; the plain
+        # positive sum is the whole story, up to the truncation of the Hermite series
         c = np.zeros(_N_PUISEUX)
         c[0] = float(np.sum(b[::-1]))
-        return _Expansion(b=b, c=c, d=np.zeros(_N_PUISEUX), layers=spec.depth)
+        trunc = (0.0, 0)
+        if hermite:
+            trunc = (spec.depth * float(np.sum(tables.tail)), int(tables.ncoef.min()))
+        return _Expansion(b=b, c=c, d=np.zeros(_N_PUISEUX), layers=spec.depth,
+                          hermite_truncation=trunc)
     h_plus = np.zeros(_N_PUISEUX)
     h_plus[0], h_plus[2] = 1.0, -1.0
     c = _series.dual_recursion(h_plus, spec.depth, spec.bias, spec.activation)[which]
@@ -317,7 +356,7 @@ def _bias_singularity(ex: _Expansion, p: int, kmax: int):
     part = np.zeros((rows.shape[0], kmax + 1))
     part_abs = np.zeros_like(part)
     _series.moment_sums_rows(rows, kmax, float(p), part, part_abs)
-    return rows[:, :n_taylor].sum(axis=0), part.sum(axis=0), np.abs(part).sum(axis=0) + part_abs.sum(axis=0) * 0.0
+    return rows[:, :n_taylor].sum(axis=0), part.sum(axis=0), part_abs.sum(axis=0)
 
 
 @njit(nogil=True, cache=True)
@@ -350,11 +389,14 @@ def _series_spectrum(spec, p: int, kmax: int):
     # cumulative singular parts: one row per candidate order
     rows_r = []
     rows_model = []
-    s_part = np.zeros((len(_SINGULAR_ORDERS), kmax + 1))
+    n_orders = 1 if not (np.any(ex.c[1:]) or np.any(ex.d)) else len(_SINGULAR_ORDERS)
+    s_part = np.zeros((n_orders, kmax + 1))
     s_abs = np.zeros_like(s_part)
-    model_coef = np.zeros(len(_SINGULAR_ORDERS))
+    model_coef = np.zeros(n_orders)
     model_moment = np.zeros_like(s_part)
-    for ci, jmax in enumerate(_SINGULAR_ORDERS):
+    smooth = not (np.any(ex.c[1:]) or np.any(ex.d))
+    orders = (1,) if smooth else _SINGULAR_ORDERS  # smooth kernels: nothing to subtract
+    for ci, jmax in enumerate(orders):
         m = (jmax + 1) // 2  # number of odd powers kept
         s_n = (c_odd[:m, None] * taylor[:m] + d_odd[:m, None] * taylor[:m] * par_n).sum(axis=0)
         contrib = (c_odd[:m, None] + d_odd[:m, None] * par_k) * emom[:m]
@@ -368,11 +410,13 @@ def _series_spectrum(spec, p: int, kmax: int):
         model_coef[ci] = max(abs(r[-1] / g[-1]), abs(r[-2] / g[-2]))
         rows_model.append(g)
         model_moment[ci] = emom[nxt]
-    big = np.array(rows_r + rows_model + [ex.b])
+    # Hermite duals: coefficient noise δa_n ~ ε √E[σ²] makes δb_n ~ 2 ε √(b_n κ(1)) per layer
+    noise = 2.0 * _HERMITE_COEF_ERR * ex.layers * np.sqrt(np.abs(ex.b) * abs(ex.c[0]))
+    big = np.array(rows_r + rows_model + [noise, ex.b])
     sums = np.zeros((big.shape[0], kmax + 1))
     abs_sums = np.zeros_like(sums)
     _series.moment_sums_rows(big, kmax, float(p), sums, abs_sums)
-    nc = len(_SINGULAR_ORDERS)
+    nc = n_orders
     mu_c = s_part + sums[:nc]
     rounding = 8.0 * _EPS * (s_abs + abs_sums[:nc])
     if star is not None:
@@ -382,9 +426,18 @@ def _series_spectrum(spec, p: int, kmax: int):
     tail = model_coef[:, None] * np.abs(model_moment - sums[nc:2 * nc])
     err_c = (rounding + taylor_err + tail + 8.0 * _EPS * np.abs(model_coef[:, None] * model_moment)
              + _SERIES_RTOL_FLOOR * np.abs(mu_c))
+    dropped_mass, dropped_degree = ex.hermite_truncation
+    if dropped_degree:
+        # dropped terms (degree >= n_min, total mass τ κ(1)) add at most τ κ(1) max T(n, k)
+        max_t = np.zeros(kmax + 1)
+        _series.max_monomial_moments(dropped_degree, kmax, float(p), max_t)
+        err_c = err_c + sums[-2] + dropped_mass * abs(ex.c[0]) * max_t
     best = np.argmin(err_c, axis=0)
     mu = mu_c[best, ks]
     err = err_c[best, ks]
+    # every kernel here has b_n >= 0, so μ_k >= 0: negatives are underflow-level noise
+    err = np.where(mu < 0.0, np.maximum(err, -mu), err)
+    mu = np.maximum(mu, 0.0)
     value_at_one = float(ex.c[0])
     return mu, err, np.zeros(kmax + 1, dtype=bool), value_at_one
 
@@ -517,7 +570,8 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
     elif _series_kernel(spec):
         mu, err, zero, at_one = _series_spectrum(spec, p, kmax)
         method = "series"
-        if np.any(err > _HYBRID_RTOL * np.abs(mu)):
+        parity = _parity_zeros(spec, kmax)
+        if np.any((err > _HYBRID_RTOL * np.abs(mu)) & ~parity & (mu > _TINY)):
             # very deep or nearly singular kernels: take quadrature where it is better
             q_mu, q_err, _, _ = _quadrature_route(spec.replace(normalize=False), p, kmax)
             better = q_err < err

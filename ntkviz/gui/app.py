@@ -86,7 +86,19 @@ def main(session: str | None = None, screenshot: str | None = None, tab: str | N
     if screenshot:
         _screenshot_when_ready(app, window, window.current_panel(), screenshot)
     rc = app.exec()
-    dispatcher.shutdown()
+    return _finish(dispatcher, rc)
+
+
+def _finish(dispatcher, rc: int) -> int:
+    """Stop the workers; if a job is still running after the wait (a long numba call
+    cannot be interrupted), end the process now rather than finalise Python under a
+    running thread."""
+    if not dispatcher.shutdown():
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
     return rc
 
 
@@ -118,6 +130,4 @@ def run_standalone(panel_cls, argv: list[str] | None = None) -> int:
         _screenshot_when_ready(app, panel, panel, args.screenshot)
     if args.quit_after:
         QtCore.QTimer.singleShot(args.quit_after, app.quit)
-    rc = app.exec()
-    dispatcher.shutdown()
-    return rc
+    return _finish(dispatcher, app.exec())

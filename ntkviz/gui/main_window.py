@@ -78,9 +78,13 @@ class ExportDialog(QtWidgets.QDialog):
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    """Tabs built from :data:`ntkviz.gui.panels.PANELS` around a shared dispatcher."""
+    """Tabs built from :data:`ntkviz.gui.panels.PANELS` around a shared dispatcher.
 
-    def __init__(self, dispatcher, settings: QtCore.QSettings | None = None, parent=None):
+    ``settings`` defaults to the application's ``QSettings``; ``panels`` limits the
+    tabs to these keys (tests)."""
+
+    def __init__(self, dispatcher, settings: QtCore.QSettings | None = None,
+                 panels: list[str] | None = None, parent=None):
         super().__init__(parent)
         from ntkviz import __version__
 
@@ -94,6 +98,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_status_bar()
         load_errors = []
         for key, target in PANELS:
+            if panels is not None and key not in panels:
+                continue
             try:
                 module, _, name = target.partition(":")
                 cls = getattr(importlib.import_module(module), name)
@@ -165,11 +171,21 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------ start-up
     def start(self) -> None:
-        """Compute every panel once and warm the numba kernels in the background."""
+        """Compute every panel once and warm the numba kernels in the background
+        (:func:`warm_up_kernels` plus each panel class's optional ``warm_up()``)."""
         self.compile_label.setText("compiling kernels…")
-        self.dispatcher.submit("_warmup", warm_up_kernels, throttle_ms=0)
-        for panel in self.panels.values():
-            panel.refresh(throttle_ms=0)
+        extra = [w for w in (getattr(type(p), "warm_up", None) for p in self.panels.values()) if w]
+
+        def warm_up_all():
+            warm_up_kernels()
+            for warm in extra:
+                warm()
+            return "kernels ready"
+
+        current = self.current_panel()
+        for panel in sorted(self.panels.values(), key=lambda p: p is not current):
+            panel.refresh(throttle_ms=0)  # the visible panel first
+        self.dispatcher.submit("_warmup", warm_up_all, throttle_ms=0)
 
     def _on_job_done(self, key: str, rid: int, response) -> None:
         if key == "_warmup":

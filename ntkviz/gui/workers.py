@@ -79,15 +79,22 @@ class _Worker(QRunnable):
         self.cancelled = threading.Event()
         self.signals = _WorkerSignals()
 
+    def _emit(self, signal, *args) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # the app quit and Qt deleted our signals object: nobody listens
+            pass
+
     def run(self) -> None:  # worker thread
         key, rid = self.key, self.request_id
+        sig = self.signals
         try:
             if self.cancelled.is_set():
                 return
             if not self.generator:
                 result = self.job()
                 if not self.cancelled.is_set():
-                    self.signals.returned.emit(key, rid, result)
+                    self._emit(sig.returned, key, rid, result)
                 return
             last = None
             gen = self.job()
@@ -102,19 +109,19 @@ class _Worker(QRunnable):
                             last = stop.value
                         break
                     if not self.cancelled.is_set():
-                        self.signals.yielded.emit(key, rid, last)
+                        self._emit(sig.yielded, key, rid, last)
             finally:
                 close = getattr(gen, "close", None)
                 if close is not None:
                     close()
             if not self.cancelled.is_set():
-                self.signals.returned.emit(key, rid, last)
+                self._emit(sig.returned, key, rid, last)
         except BaseException as exc:  # noqa: BLE001 - everything goes to the status bar
             log.debug("job failed:\n%s", traceback.format_exc())
             if not self.cancelled.is_set():
-                self.signals.errored.emit(key, rid, readable_error(exc))
+                self._emit(sig.errored, key, rid, readable_error(exc))
         finally:
-            self.signals.finished.emit(key, rid)
+            self._emit(sig.finished, key, rid)
 
 
 @dataclass
@@ -161,12 +168,14 @@ class Dispatcher(QObject):
     def __init__(self, parent: QObject | None = None, light_threads: int | None = None):
         super().__init__(parent)
         self._light = QThreadPool(self)
-        ideal = QThreadPool.globalInstance().maxThreadCount()
-        self._light.setMaxThreadCount(light_threads or max(2, min(4, ideal)))
+        # numba kernels release the GIL: a few threads more than cores keeps one slow
+        # panel from holding up the others (each key runs at most one job at a time)
+        self._light.setMaxThreadCount(light_threads or 4)
         self._heavy = QThreadPool(self)
         self._heavy.setMaxThreadCount(1)
         self._keys: dict[str, _KeyState] = {}
         self._closed = False
+        self._done = True
 
     # ------------------------------------------------------------------ API
     def submit(self, key: str, job: Callable[[], object], *, heavy: bool = False,
@@ -215,12 +224,14 @@ class Dispatcher(QObject):
         """Keys with a pending or running job."""
         return [k for k in self._keys if self.is_busy(k)]
 
-    def shutdown(self, timeout_ms: int = 5000) -> None:
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
         """Cancel every job and wait (up to ``timeout_ms`` per pool) for running ones.
 
+        Returns ``True`` if no job is still running (a numba call cannot be
+        interrupted; the caller may then end the process without finalising).
         Safe to call twice; later submissions are ignored (they return id 0)."""
         if self._closed:
-            return
+            return self._done
         self._closed = True
         for st in self._keys.values():
             st.pending = None
@@ -230,7 +241,8 @@ class Dispatcher(QObject):
                 worker.cancelled.set()
         for pool in (self._light, self._heavy):
             pool.clear()
-            pool.waitForDone(timeout_ms)
+        self._done = all([pool.waitForDone(timeout_ms) for pool in (self._light, self._heavy)])
+        return self._done
 
     # ------------------------------------------------------------ internals
     def _state(self, key: str) -> _KeyState:

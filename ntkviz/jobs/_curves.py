@@ -23,12 +23,15 @@ from ntkviz.core._validate import check_float, check_int
 __all__ = [
     "KernelCurveRequest", "KernelCurveResponse", "KernelCurve", "NearOneCurves",
     "EmpiricalOverlay", "SpectrumRequest", "SpectrumResponse", "SpectrumSeries", "GuideLine",
-    "HOLDER_GUIDE", "LIPSCHITZ_GUIDE", "MAX_CURVES", "KERNEL_CHOICES", "specs_from_choice",
-    "parse_depths", "local_slopes",
+    "HOLDER_GUIDE", "LIPSCHITZ_GUIDE", "MAX_CURVES", "OVERLAY_BUDGET", "KERNEL_CHOICES",
+    "specs_from_choice", "parse_depths", "local_slopes",
 ]
 
 #: at most this many kernels overlaid in one request
 MAX_CURVES = 8
+#: cost cap of the finite-width overlay, width · n_samples · (L − 1): about 2.5 s on a
+#: 2-core laptop at 41 points, so a slider move never queues minutes of work
+OVERLAY_BUDGET = 1 << 18
 #: near u = 1, 2κ(1) − 2κ(1 − ε) ≈ (2√2/π) ε^{1/2} for the two-layer ReLU NTK (spec §1.1)
 HOLDER_GUIDE = ("(2√2/π) ε^½  (Hölder-½)", 2.0 * math.sqrt(2.0) / math.pi, 0.5)
 #: and ≈ 2ε for κ1 (1-Lipschitz feature map, ‖x − y‖² = 2ε)
@@ -258,6 +261,14 @@ class KernelCurveRequest:
         set_(self, "seed", check_int("seed", self.seed, 0, 2**32 - 1))
         set_(self, "n_samples", check_int("n_samples", self.n_samples, 1, 64))
         set_(self, "n_overlay_points", check_int("n_overlay_points", self.n_overlay_points, 3, 401))
+        if self.width is not None:
+            depth = self.overlay_spec().depth
+            cost = self.width * self.n_samples * (depth - 1) * (self.n_overlay_points / 41) ** 2
+            if cost > OVERLAY_BUDGET:
+                raise ValueError(
+                    f"finite-width overlay too costly: width · samples · (L − 1) = "
+                    f"{self.width} · {self.n_samples} · {depth - 1} must be <= {OVERLAY_BUDGET}; "
+                    f"use fewer samples or a smaller width")
 
     @classmethod
     def from_state(cls, state: dict) -> "KernelCurveRequest":

@@ -31,11 +31,11 @@ def test_does_not_use_the_closed_form(monkeypatch):
 def test_error_shrinks_like_inverse_sqrt_width(kind):
     """RMS deviation from the infinite-width limit over networks: log-log slope ≈ −1/2."""
     depth = 3
-    widths = np.array([64, 256, 1024, 4096])
+    widths = 2 ** np.arange(6, 13)  # 64 .. 4096
     limit = _limit(kind, depth)
     rms = []
     for m in widths:
-        e = empirical_kernels(U, int(m), depth, seed=11, n_samples=24)
+        e = empirical_kernels(U, int(m), depth, seed=11, n_samples=32)
         rms.append(np.sqrt(np.mean((getattr(e, kind) - limit) ** 2)))
     slope = np.polyfit(np.log(widths), np.log(rms), 1)[0]
     assert -0.65 <= slope <= -0.35, (slope, rms)
@@ -61,14 +61,29 @@ def test_mean_approaches_limit_for_activations_and_bias(activation, bias):
         assert np.all(np.abs(samples.mean(0) - limit) < 5 * stderr + 5e-3)
 
 
-@pytest.mark.parametrize("depth,activation,bias", [(3, "relu", 0.0), (4, "tanh", 0.3)])
-def test_same_law_as_explicit_networks(depth, activation, bias):
-    """The O(N² m) sampler against networks with every m×m matrix drawn (mean and spread)."""
+@pytest.fixture(scope="module")
+def explicit_samples():
+    """Kernels of 500 explicit networks (every m×m matrix drawn), per (depth, activation, bias)."""
     u = np.array([-0.5, 0.3, 0.9])
+    cache = {}
+
+    def get(depth, activation, bias):
+        key = (depth, activation, bias)
+        if key not in cache:
+            cache[key] = np.array([np.concatenate(ref.empirical_reference(
+                u, 24, depth, np.random.default_rng(1000 + i), activation, bias)) for i in range(500)])
+        return u, cache[key]
+    return get
+
+
+@pytest.mark.parametrize("coupling", ["pairwise", "independent", "shared"])
+@pytest.mark.parametrize("depth,activation,bias", [(3, "relu", 0.0), (4, "tanh", 0.3), (3, "gelu", 0.0)])
+def test_same_law_as_explicit_networks(explicit_samples, coupling, depth, activation, bias):
+    """The conditional samplers against explicit networks: mean and spread at each cosine."""
+    u, explicit = explicit_samples(depth, activation, bias)
     m, n = 24, 500
-    explicit = np.array([np.concatenate(ref.empirical_reference(u, m, depth, np.random.default_rng(1000 + i),
-                                                                activation, bias)) for i in range(n)])
-    e = empirical_kernels(u, m, depth, seed=2, n_samples=n, activation=activation, bias=bias)
+    e = empirical_kernels(u, m, depth, seed=2, n_samples=n, activation=activation, bias=bias,
+                          coupling=coupling)
     fast = np.hstack([e.ntk, e.nngp])
     se = np.sqrt(explicit.var(0) / n + fast.var(0) / n)
     assert np.all(np.abs(explicit.mean(0) - fast.mean(0)) < 4.5 * se)
@@ -84,8 +99,9 @@ def test_explicit_reference_two_layer_mean():
     assert np.all(np.abs(samples.mean(0) - _limit("ntk", 2)) < 5 * stderr)
 
 
-def test_independent_coupling_has_the_same_limit():
-    e = empirical_kernels(U, 1024, 3, seed=9, n_samples=16, coupling="independent")
+@pytest.mark.parametrize("coupling", ["independent", "shared"])
+def test_other_couplings_have_the_same_limit(coupling):
+    e = empirical_kernels(U, 1024, 3, seed=9, n_samples=16, coupling=coupling)
     for kind in ("ntk", "nngp"):
         samples = getattr(e, kind)
         stderr = samples.std(0) / np.sqrt(samples.shape[0])
@@ -110,9 +126,18 @@ def test_dim_does_not_change_the_draw():
     np.testing.assert_array_equal(a.ntk, b.ntk)
 
 
-def test_endpoints_and_diagonal():
-    e = empirical_kernels(np.array([-1.0, 1.0]), 256, 3, seed=1)
+@pytest.mark.parametrize("coupling", ["pairwise", "independent", "shared"])
+def test_endpoints_finite_and_symmetric_at_one(coupling):
+    e = empirical_kernels(np.array([-1.0, 1.0]), 256, 3, seed=1, coupling=coupling)
     assert np.all(np.isfinite(e.ntk)) and np.all(np.isfinite(e.nngp))
+    assert e.ntk[0, 1] > 0 and e.nngp[0, 1] > 0
+
+
+def test_pairwise_curves_are_smooth_and_independent_ones_are_not():
+    u = np.linspace(-0.5, 0.5, 201)
+    smooth = empirical_kernels(u, 512, 3, seed=3).ntk[0]
+    jagged = empirical_kernels(u, 512, 3, seed=3, coupling="independent").ntk[0]
+    assert np.abs(np.diff(smooth)).max() < 0.2 * np.abs(np.diff(jagged)).max()
 
 
 @pytest.mark.parametrize("kwargs,match", [

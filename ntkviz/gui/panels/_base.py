@@ -23,7 +23,10 @@ what tests and :func:`ntkviz.gui.headless.render_panel` wait for. Long jobs set
 ``generator = True`` (``build_request`` then returns a zero-argument callable
 returning an iterator) and may override ``apply_item`` for progress/partials;
 items with a ``fraction`` attribute drive the main window's progress bar.
-Set ``heavy = True`` for jobs calling ``parallel=True`` numba kernels.
+Set ``heavy = True`` for jobs calling ``parallel=True`` numba kernels. A panel
+class may define a static ``warm_up()`` (Qt-free: call its numba kernels once on
+tiny inputs); the main window runs it on a worker at start-up, while the status
+bar says "compiling kernels…".
 """
 from __future__ import annotations
 

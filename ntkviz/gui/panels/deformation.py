@@ -823,20 +823,9 @@ class QtDeformationPanel(QtPanel):
         )
 
 
-if __name__ == "__main__":  # pragma: no cover - demo / smoke test
+if __name__ == "__main__":  # pragma: no cover - demo / smoke test / screenshot
     import sys
 
-    from ntkviz.gui.headless import configure_pyqtgraph
-    from ntkviz.gui.workers import Dispatcher
+    from ntkviz.gui.app import run_standalone
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
-    configure_pyqtgraph()
-    dispatcher = Dispatcher()
-    panel = QtDeformationPanel(dispatcher)
-    panel.resize(1300, 850)
-    panel.show()
-    panel.refresh(throttle_ms=0)
-    if "--quit" in sys.argv:
-        QtCore.QTimer.singleShot(3000, app.quit)
-    app.aboutToQuit.connect(dispatcher.shutdown)
-    sys.exit(app.exec())
+    sys.exit(run_standalone(QtDeformationPanel))

@@ -56,6 +56,7 @@ class QtStabilityPanel(QtPanel):
         self.family_combo.setToolTip("Deformation family; the amplitude is its size "
                                      "(largest displacement in px, angle, or Infinite-MNIST α).")
         self.digits_edit = QtWidgets.QLineEdit(", ".join(map(str, STABILITY_DEFAULTS["digits"])))
+        self.digits_edit.setCursorPosition(0)
         n = len(load_digits()[1])
         self.digits_edit.setToolTip(f"Bundled digit indices 0–{n - 1}, comma-separated. The subset "
                                     f"is sorted by label: index = {n // 10}·label + i.")
@@ -112,21 +113,23 @@ class QtStabilityPanel(QtPanel):
         cl.addWidget(self.progress)
         cl.addWidget(self.info)
         cl.addStretch(1)
-        controls.setMaximumWidth(330)
+        controls.setMaximumWidth(350)
+        self.digits_edit.setMinimumWidth(170)
 
         self.plot_widget = pg.PlotWidget()
         self.plot = self.plot_widget.getPlotItem()
-        self.plot.setTitle("Relative distance ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ against "
-                           "deformation size — in the spirit of Fig. 1 (not a reproduction)")
+        self.plot.setTitle("Stability to deformations — in the spirit of Fig. 1 "
+                           "(not a reproduction)")
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
-        self.plot.setLabel("left", "relative distance")
-        self.legend = self.plot.addLegend(offset=(10, 10), labelTextSize="9pt")
+        self.plot.setLabel("left", "relative distance ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖")
+        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="9pt",
+                                          brush=pg.mkBrush(255, 255, 255, 210))
         self.curves, self.bands, self.levels, self.guides = {}, {}, {}, {}
         for key, name, ci in MAPS:
             color = PALETTE[ci]
-            lo = pg.PlotDataItem(pen=None)
-            hi = pg.PlotDataItem(pen=None)
+            lo = pg.PlotDataItem(pen=pg.mkPen(_with_alpha(color, 0)))  # (pen=None: no path to fill)
+            hi = pg.PlotDataItem(pen=pg.mkPen(_with_alpha(color, 0)))
             band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(_with_alpha(color, 50)))
             self.plot.addItem(lo)
             self.plot.addItem(hi)
@@ -222,6 +225,7 @@ class QtStabilityPanel(QtPanel):
             lower = np.maximum(mean - std, mean * 0.05)
             lo.setData(amps[ok], lower[ok])
             hi.setData(amps[ok], (mean + std)[ok])
+        self._set_log_ticks(amps)
         xr = (amps.min(), amps.max()) if amps.size else (1, 1)
         for (key, level), line in self.levels.items():
             value = getattr(r, f"{level}_label_{key}", math.nan)
@@ -230,6 +234,19 @@ class QtStabilityPanel(QtPanel):
             else:
                 line.setData([], [])
         self._draw_guides(r, amps)
+
+    def _set_log_ticks(self, amps: np.ndarray) -> None:
+        """x ticks at 1, 2, 5 times powers of ten (labels in data units, not log10)."""
+        if not amps.size:
+            return
+        lo, hi = np.log10(amps.min()), np.log10(amps.max())
+        major, minor = [], []
+        for e in range(int(np.floor(lo)) - 1, int(np.ceil(hi)) + 1):
+            for m in range(1, 10):
+                v = m * 10.0 ** e
+                if lo - 0.05 <= np.log10(v) <= hi + 0.05:
+                    (major if m in (1, 2, 5) else minor).append((np.log10(v), f"{v:g}"))
+        self.plot.getAxis("bottom").setTicks([major, [(x, "") for x, _ in minor]])
 
     def _draw_guides(self, r, amps: np.ndarray) -> None:
         """Guide lines of slope 1 and 1/2 through the smallest-amplitude point of
@@ -284,6 +301,7 @@ class QtStabilityPanel(QtPanel):
             digits = state["digits"]
             text = digits if isinstance(digits, str) else ", ".join(str(int(d)) for d in digits)
             self.digits_edit.setText(text)
+            self.digits_edit.setCursorPosition(0)
         for key, w in (("amplitude_min", self.amp_min), ("amplitude_max", self.amp_max),
                        ("amplitude_count", self.amp_count), ("seeds", self.seeds_spin),
                        ("first_seed", self.seed0_spin), ("reference_per_class", self.refs_spin)):
@@ -316,20 +334,9 @@ def _with_alpha(hex_color: str, alpha: int):
     return c
 
 
-if __name__ == "__main__":  # pragma: no cover - demo / smoke test
+if __name__ == "__main__":  # pragma: no cover - demo / smoke test / screenshot
     import sys
 
-    from ntkviz.gui.headless import configure_pyqtgraph
-    from ntkviz.gui.workers import Dispatcher
+    from ntkviz.gui.app import run_standalone
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
-    configure_pyqtgraph()
-    dispatcher = Dispatcher()
-    panel = QtStabilityPanel(dispatcher)
-    panel.resize(1200, 700)
-    panel.show()
-    panel.refresh()
-    if "--quit" in sys.argv:
-        QtCore.QTimer.singleShot(3000, app.quit)
-    app.aboutToQuit.connect(dispatcher.shutdown)
-    sys.exit(app.exec())
+    sys.exit(run_standalone(QtStabilityPanel))

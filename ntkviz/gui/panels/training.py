@@ -81,7 +81,20 @@ def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.Plo
     item.setLabel("left", ylabel)
     item.showGrid(x=True, y=True, alpha=0.15)
     item.setLogMode(x=log, y=log)
+    for name in ("bottom", "left"):  # axes are static while a run plays: paint them from a cache
+        item.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    item.titleLabel.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
     return item
+
+
+def _static(*items) -> None:
+    """Items that change only when new frames arrive: cache their painting (a PlotDataItem
+    paints through its curve and scatter children)."""
+    cache = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+    for item in items:
+        for part in (item, getattr(item, "curve", None), getattr(item, "scatter", None)):
+            if part is not None:
+                part.setCacheMode(cache)
 
 
 class _RunView:
@@ -90,6 +103,7 @@ class _RunView:
     def __init__(self):
         self.neurons = _log_plot("", "p₁", "p₂")
         self.neurons.setAspectLocked(True)
+        self.neurons.showGrid(x=False, y=False)  # the unit circle and teacher rays guide the eye
         self.predictor = _log_plot("predictor on the circle", "angle θ of x = (cos θ, sin θ)",
                                    "output")
         self.metrics = _log_plot("metrics", "time t = step size × step", "", log=True)
@@ -100,7 +114,8 @@ class _RunView:
         dash = QtCore.Qt.PenStyle.DashLine
         self.rays = pg.PlotDataItem(pen=pg.mkPen("#555555", width=1, style=dash), connect="pairs")
         self.neurons.addItem(self.rays)
-        self.paths = {s: pg.PlotDataItem(pen=pg.mkPen(c, width=1), connect="finite")
+        self.paths = {s: pg.PlotDataItem(pen=pg.mkPen(c, width=1), connect="finite",
+                                         antialias=False)
                       for s, c in ((1, POS), (-1, NEG))}
         # a > 0 drawn larger, under a < 0: a symmetrised pair (same p_j) shows as a ring
         self.dots = {s: pg.PlotDataItem(pen=None, symbol="o", symbolSize=size, symbolPen=None,
@@ -134,6 +149,7 @@ class _RunView:
             self.predictor.addItem(c)
         self.predictor.addItem(self.train_points)
         self.predictor.setXRange(0, 2 * np.pi, padding=0.01)
+        _static(self.rays, *self.teacher.values(), self.curves["target"], self.train_points)
         self.metric_curves: dict[str, pg.PlotDataItem] = {}
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen("#444444", width=1, style=dash))
         self.metrics.addItem(self.cursor, ignoreBounds=True)
@@ -141,6 +157,8 @@ class _RunView:
         self.result = None
         self.positions = np.zeros((0, 0, 2))
         self.radius = 0.0
+        self.seen = 0
+        self.ylim = (0.0, 1.0)
 
     def plots(self):
         return self.neurons, self.predictor, self.metrics
@@ -163,6 +181,8 @@ class _RunView:
                 self.train_points.setData([], [])
             self.curves["target"].setData(setup.grid_angles, setup.y_grid)
             self.radius = 0.0
+            self.seen = 0
+            self.ylim = (float(setup.y_grid.min()), float(setup.y_grid.max()))
         if result.frames:
             self.positions = np.stack([f.neurons for f in result.frames])
             radius = max(1.15, 1.08 * float(np.sqrt((self.positions ** 2).sum(-1)).max()))
@@ -176,6 +196,16 @@ class _RunView:
             pairs = np.zeros((2 * len(tp), 2))
             pairs[1::2] = ends
             self.rays.setData(pairs[:, 0], pairs[:, 1])
+            # fixed output range for the whole run (no auto-range work per drawn frame)
+            new = result.frames[self.seen:]
+            values = [getattr(f, k) for f in new for k in ("net", "linear", "kernel", "ntk")]
+            lo = min([self.ylim[0]] + [float(np.min(v)) for v in values])
+            hi = max([self.ylim[1]] + [float(np.max(v)) for v in values])
+            if (lo, hi) != self.ylim:
+                self.ylim = (lo, hi)
+                pad = 0.05 * (hi - lo or 1.0)
+                self.predictor.setYRange(lo - pad, hi + pad, padding=0)
+            self.seen = len(result.frames)
         self.set_metrics(shown_metrics)
 
     def set_metrics(self, shown) -> None:
@@ -194,6 +224,7 @@ class _RunView:
                 curve = self.metric_curves[key] = pg.PlotDataItem(
                     pen=pg.mkPen(METRIC_COLOURS[key], width=1.8), name=METRIC_LABELS[key],
                     connect="finite")
+                _static(curve)
                 self.metrics.addItem(curve)
             curve.setData(t, y)
 
@@ -251,6 +282,7 @@ class QtTrainingPanel(QtPanel):
         self._index = 0
         self._requested_frame = -1  # frame to show when a run completes (sessions, export)
         self.autoplay = True
+        self.fps = FPS  #: timeline frames per second while playing
         self._hidden = {"frames": d.frames, "log_time": d.log_time}  # no widget: sessions, CLI
         self._play_ready = True
         self._shown = (None, -1)  # (request, index) last drawn
@@ -343,9 +375,11 @@ class QtTrainingPanel(QtPanel):
         # ------------------------------------------------------------------ plots
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground("w")
+        self.canvas.viewport().installEventFilter(self)
         self.layout_item = self.canvas.ci
         self.views = [_RunView(), _RunView()]
         self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-4)
+        _static(self.legend)
         self._rows_shown = 0
         self._arrange(1 + self.compare.isChecked())
         self._fill_legend()
@@ -510,10 +544,14 @@ class QtTrainingPanel(QtPanel):
                                  f"t = {f0.time:.4g}" + ("" if self._data.done else " …"))
         self.frames_drawn += 1
         self.frame_shown.emit(index)
-        QtCore.QTimer.singleShot(0, self._mark_ready)
+        if not self.canvas.isVisible():
+            self._play_ready = True  # nothing will be painted (hidden tab, headless)
 
-    def _mark_ready(self) -> None:
-        self._play_ready = True
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        """The canvas is about to paint the last frame: the next tick may draw again."""
+        if event.type() == QtCore.QEvent.Type.Paint:
+            self._play_ready = True
+        return False
 
     def _restart_clock(self, origin: int) -> None:
         self._origin = origin
@@ -526,7 +564,7 @@ class QtTrainingPanel(QtPanel):
         n = self.frame_count()
         if n == 0:
             return
-        target = self._origin + int(self._clock.elapsed() * FPS / 1000)
+        target = self._origin + int(self._clock.elapsed() * self.fps / 1000)
         if target >= n - 1:
             target = n - 1
             if self._data.done:

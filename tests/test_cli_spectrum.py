@@ -1,0 +1,93 @@
+"""``ntkviz spectrum``: CSV columns and values, --help, one-line errors with exit code 2."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ntkviz.cli import main
+
+
+def read_csv(path):
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    return rows[0], np.array(rows[1:], dtype=np.float64)
+
+
+def test_spectrum_csv_matches_oracle(tmp_path, data_dir):
+    out = tmp_path / "mu.csv"
+    assert main(["spectrum", "--name", "ntk", "--depth", "3", "--dim", "5", "--kmax", "60",
+                 "--out", str(out)]) == 0
+    header, table = read_csv(out)
+    assert header == ["k", "multiplicity", "mu", "error_estimate"]
+    oracle = json.loads((data_dir / "kernels_oracle.json").read_text())["mercer"]["p5"]
+    expected = np.array([float(v) for v in oracle["ntk_L3_str"]])
+    np.testing.assert_array_equal(table[:, 0], np.arange(61))
+    np.testing.assert_allclose(table[:, 2], expected, rtol=1e-12)
+    assert np.all(np.abs(table[:, 2] - expected) <= table[:, 3])
+    assert table[47, 1] == (2 * 47 + 3) * (47 + 1) * (47 + 2) // 6  # N(5, k) = (2k+3)(k+1)(k+2)/6
+
+
+def test_spectrum_closed_form_zeros_and_normalize(tmp_path):
+    out = tmp_path / "k0.csv"
+    assert main(["spectrum", "--name", "arccos0", "--dim", "3", "--kmax", "7", "--out", str(out)]) == 0
+    _, table = read_csv(out)
+    np.testing.assert_array_equal(table[:, 1], 2 * np.arange(8) + 1)
+    np.testing.assert_allclose(table[:, 2], [1 / 2, 1 / 8, 0, 1 / 128, 0, 1 / 512, 0, 25 / 32768],
+                               rtol=1e-14)
+    assert table[2, 2] == 0.0 and table[2, 3] == 0.0
+    out2 = tmp_path / "ntk.csv"
+    assert main(["spectrum", "--name", "ntk", "--normalize", "--dim", "3", "--kmax", "2",
+                 "--out", str(out2)]) == 0
+    np.testing.assert_allclose(read_csv(out2)[1][:, 2], [1 / 4, 1 / 6, 5 / 128], rtol=1e-14)
+
+
+def test_spectrum_activation(tmp_path):
+    out = tmp_path / "tanh.csv"
+    assert main(["spectrum", "--name", "nngp", "--activation", "tanh", "--bias", "0.1",
+                 "--depth", "3", "--dim", "4", "--kmax", "20", "--out", str(out)]) == 0
+    _, table = read_csv(out)
+    assert table.shape == (21, 4) and np.all(np.isfinite(table))
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--name", "ntk", "--dim", "1", "--kmax", "5"], "--dim"),
+    (["--name", "ntk", "--dim", "3", "--kmax", "2001"], "--kmax"),
+    (["--name", "ntk", "--dim", "3", "--kmax", "-1"], "--kmax"),
+    (["--name", "ntk", "--dim", "three", "--kmax", "5"], "--dim"),
+    (["--name", "gauss", "--dim", "3", "--kmax", "5"], "--name"),
+    (["--name", "ntk", "--depth", "1", "--dim", "3", "--kmax", "5"], "depth"),
+    (["--name", "ntk", "--bias", "-1", "--dim", "3", "--kmax", "5"], "bias"),
+    (["--name", "arccos1", "--depth", "3", "--dim", "3", "--kmax", "5"], "depth"),
+    (["--name", "ntk", "--dim", "3", "--kmax", "5", "--activation", "swish"], "--activation"),
+])
+def test_spectrum_bad_arguments(tmp_path, capsys, args, needle):
+    with pytest.raises(SystemExit) as exc:  # argparse errors exit directly
+        code = main(["spectrum", *args, "--out", str(tmp_path / "x.csv")])
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_spectrum_bad_output(tmp_path, capsys):
+    assert main(["spectrum", "--name", "ntk", "--dim", "3", "--kmax", "5",
+                 "--out", str(tmp_path / "missing" / "x.csv")]) == 2
+    assert main(["spectrum", "--name", "ntk", "--dim", "3", "--kmax", "5",
+                 "--out", str(tmp_path / "x.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("--out" in line for line in err)
+
+
+def test_spectrum_help_without_qt():
+    code = ("import sys; from ntkviz.cli import main\n"
+            "try:\n    main(['spectrum', '--help'])\nexcept SystemExit as e:\n    assert e.code == 0\n"
+            "assert not any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "--kmax" in proc.stdout and "multiplicity" in proc.stdout
