@@ -18,6 +18,10 @@ from pathlib import Path
 
 
 def _core_fingerprint() -> str:
+    import sys
+
+    if getattr(sys, "frozen", False):  # PyInstaller: numba stamps the executable's hash itself
+        return "frozen"
     core = Path(__file__).resolve().parent / "core"
     h = hashlib.sha1()
     try:
@@ -37,6 +41,29 @@ def default_cache_dir() -> Path:
     return Path(base) / "ntkviz" / f"numba-{__version__}-{_core_fingerprint()}"
 
 
+def _private_temp_dir() -> Path:
+    """A per-user folder in the temp dir that only this user can write.
+
+    numba cache files are pickles: a predictable folder in a world-writable
+    place that someone else created first could run their code as us. Reuse
+    ``$TMPDIR/ntkviz-numba-<uid>`` only if it is a real directory owned by us
+    and not writable by group or others; otherwise make a fresh private one.
+    """
+    import stat
+    import tempfile
+
+    base = Path(tempfile.gettempdir()) / f"ntkviz-numba-{os.getuid()}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(base)
+        if (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+                and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            return base
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="ntkviz-numba-"))
+
+
 def configure() -> None:
     """Set environment defaults; idempotent and cheap (no heavy imports)."""
     if not os.environ.get("NUMBA_CACHE_DIR"):
@@ -44,9 +71,7 @@ def configure() -> None:
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError:
-            import tempfile
-
-            path = Path(tempfile.gettempdir()) / f"ntkviz-numba-{os.getuid()}" / path.name
+            path = _private_temp_dir() / path.name
             path.mkdir(parents=True, exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(path)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")

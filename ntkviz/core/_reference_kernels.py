@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.polynomial.hermite_e import hermegauss
+from scipy.special import roots_hermitenorm
 
 from ntkviz.core.activations import activation_functions, second_derivative
 
@@ -79,7 +79,7 @@ def gauss_hermite_2d(f, g, rho, q: float, nodes: int = 300):
 
     a = √q z1, b = √q (ρ z1 + √(1−ρ²) z2) with z1, z2 independent N(0, 1).
     """
-    x, w = hermegauss(nodes)
+    x, w = roots_hermitenorm(nodes)
     w = w / math.sqrt(2.0 * math.pi)
     rho = np.atleast_1d(np.asarray(rho, dtype=float))
     out = np.empty(rho.shape)

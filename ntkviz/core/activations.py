@@ -43,7 +43,7 @@ from scipy import special
 from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
 from ntkviz.core.arccos import relu_duals
 
-__all__ = ["ACTIVATIONS", "activation_functions", "activation_normalisation",
+__all__ = ["ACTIVATIONS", "activation_functions", "activation_normalisation", "second_derivative",
            "dual_kernel", "DualTables", "dual_tables"]
 
 ACTIVATIONS: tuple[str, ...] = ("relu", "step", "tanh", "erf", "gelu", "softplus", "sigmoid")

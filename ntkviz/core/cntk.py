@@ -367,37 +367,14 @@ def _plan(arch: Architecture, height: int, width: int, channels: int) -> _Plan:
         maxacc = max(maxacc, ho * wo * h * w)
         maxhw = max(maxhw, h * w)
     kdim = arch.layers[0].npatch ** 2 * channels
-    fsize = 5 * maxpool + 3 * maxacc + kdim * maxhw + 7 * maxhw
-    isize = 3 * maxhw
+    fsize = 5 * maxpool + 6 * maxacc + kdim * maxhw + 7 * maxhw
+    isize = maxhw
     as_i = lambda v: np.array(v, np.int64)  # noqa: E731
     return _Plan(lay_i, lay_f, offsets, as_i(ptrs), as_i(outs), np.array(wts, np.float64),
                  norm_off, fsize, isize)
 
 
 # --------------------------------------------------------------------------- numba kernels
-# fdlibm's acos (|error| <= 1 ulp), written branch-free so that LLVM vectorises the loops.
-_PS0, _PS1, _PS2 = 1.66666666666666657415e-01, -3.25565818622400915405e-01, 2.01212532134862925881e-01
-_PS3, _PS4, _PS5 = -4.00555345006794114027e-02, 7.91534994289814532176e-04, 3.47933107596021167570e-05
-_QS1, _QS2 = -2.40339491173441421878e+00, 2.02094576023350569471e+00
-_QS3, _QS4 = -6.88283971605453293030e-01, 7.70381505559019352791e-02
-_PIO2_HI, _PIO2_LO = 1.57079632679489655800e+00, 6.12323399573676603587e-17
-_INV_PI = 1.0 / math.pi
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _acos(x):
-    """arccos on [-1, 1] (fdlibm's rational approximation, within 1 ulp of libm)."""
-    ax = abs(x)
-    zb = (1.0 - ax) * 0.5
-    small = ax < 0.5
-    z = x * x if small else zb
-    p = z * (_PS0 + z * (_PS1 + z * (_PS2 + z * (_PS3 + z * (_PS4 + z * _PS5)))))
-    r = p / (1.0 + z * (_QS1 + z * (_QS2 + z * (_QS3 + z * _QS4))))
-    s = math.sqrt(zb)
-    big = 2.0 * (s + s * r) if x > 0 else math.pi - 2.0 * (s + (r * s - _PIO2_LO))
-    return _PIO2_HI - (x - (_PIO2_LO - x * r)) if small else big
-
-
 @njit(nogil=True, cache=True)
 def _patch_sum(T, i, j, i2, j2, h, w, offs):
     """Plain patch sum of T(u + v, u' + v) over v in offs x offs, off-grid terms dropped.
@@ -450,17 +427,20 @@ def _layer_norms(first, px, Gin, out2d, h, w, s, offs, nu):
 
 
 @njit(nogil=True, cache=True)
-def _layer(first, same, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, csr_out, csr_w,
-           Gout, Nout, G2, accC, accN, accT, pyc, P, Q, Col, T, Tn, yinv, yn, qpos, qmap):
+def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, csr_out, csr_w,
+           Gout, Nout, G2, accC, accN, accX, accT, rowC, rowN, pxc, P, Q, Col, T, Tn, xinv, xn, xpos):
     """One layer of the cross recursion: patch kernel, non-linearity, pooling.
 
-    For every position u of x with a non-zero norm, the patch kernel with all
-    positions u' of y (only those with non-zero norm on the first layer) is
-    evaluated as one long vector, the non-linearity applied to it, and the
-    result pooled along the two y axes into ``acc[u, y output]``; the x axes
-    are pooled at the end. The axes are pooled in the reference's order (j',
-    i', j, i), each sum sequential over its taps. Zero-norm positions
-    contribute exact zeros.
+    Tensors are stored y-major, ``G[i', j', i, j]`` (y position first). For
+    every position u' of y with a non-zero norm (row-major order), the patch
+    kernel with all positions u of x (on the first layer only those with a
+    non-zero norm) is evaluated as one long vector, the non-linearity applied
+    to it, and the result pooled along j' (per row of y) then i' into
+    ``acc[y output, u]``; the x axes (j, then i) are pooled at the end. This
+    is the reference's pooling order with every sum sequential over its taps,
+    and its formulas and operation order (libm arccos, division by pi): where
+    its sums are sequential too (average/strided pooling, e.g. M3) the values
+    agree bitwise. Zero-norm positions contribute exact zeros.
     """
     h, w, s, ho, wo, kern = li[_H], li[_W], li[_S], li[_HO], li[_WO], li[_KERN]
     hp, he, wp, we = li[_HPTR], li[_HENT], li[_WPTR], li[_WENT]
@@ -468,122 +448,136 @@ def _layer(first, same, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr
     kdim = px.shape[0]
     noy = ho * wo
     pi = math.pi
-    # the y positions: compact non-zero list on the first layer, the full grid later
-    nq = 0
-    for i2 in range(h):
-        for t in range(w):
-            qmap[i2 * w + t] = -1
-            if (not first) or ny[i2, t] > 0.0:
-                qmap[i2 * w + t] = nq
-                qpos[nq] = i2 * w + t
-                yn[nq] = ny[i2, t]
-                yinv[nq] = 1.0 / max(ny[i2, t], 1e-6)
-                nq += 1
-    if first:
-        for k in range(kdim):
-            for q in range(nq):
-                pyc[k * nq + q] = py[k, qpos[q]]
+    # x positions as one vector: compact non-zero list on the first layer, the full grid later
+    nxp = 0
     for i in range(h):
         for j in range(w):
-            nxv = nx[i, j]
-            if nxv <= 0.0:
+            if (not first) or nx[i, j] > 0.0:
+                xpos[nxp] = i * w + j
+                xn[nxp] = nx[i, j]
+                xinv[nxp] = 1.0 / max(nx[i, j], 1e-6)
+                nxp += 1
+    if first:
+        for k in range(kdim):
+            for xp in range(nxp):
+                pxc[k * nxp + xp] = px[k, xpos[xp]]
+    for e in range(noy * nxp):
+        accC[e] = 0.0
+    if ntk:
+        for e in range(noy * nxp):
+            accN[e] = 0.0
+    for i2 in range(h):
+        row_used = False
+        for t in range(w):
+            nyv = ny[i2, t]
+            if nyv <= 0.0:
                 continue
-            # patch kernel with every y position, grouped by column offset as the reference
-            for q in range(nq):
-                P[q] = 0.0
+            if not row_used:
+                row_used = True
+                for e in range(wo * nxp):
+                    rowC[e] = 0.0
+                if ntk:
+                    for e in range(wo * nxp):
+                        rowN[e] = 0.0
+            # patch kernel of y position (i2, t) with every x position, grouped by column offset
+            for xp in range(nxp):
+                P[xp] = 0.0
             if first:
                 k = 0
                 for b in range(s):
-                    for q in range(nq):
-                        Col[q] = 0.0
+                    for xp in range(nxp):
+                        Col[xp] = 0.0
                     for a in range(s * nc):
-                        xv = px[k, i * w + j]
-                        if xv != 0.0:
-                            base = k * nq
-                            for q in range(nq):
-                                Col[q] += xv * pyc[base + q]
+                        yv = py[k, i2 * w + t]
+                        if yv != 0.0:
+                            base = k * nxp
+                            for xp in range(nxp):
+                                Col[xp] += pxc[base + xp] * yv
                         k += 1
-                    for q in range(nq):
-                        P[q] += Col[q]
+                    for xp in range(nxp):
+                        P[xp] += Col[xp]
                 if ntk:
-                    for q in range(nq):
-                        Q[q] = P[q]
+                    for xp in range(nxp):
+                        Q[xp] = P[xp]
             else:
                 for pass_ in range(2 if ntk else 1):
                     src = Gin if pass_ == 0 else Nin
                     dst = P if pass_ == 0 else Q
-                    for q in range(nq):
-                        dst[q] = 0.0
+                    for xp in range(nxp):
+                        dst[xp] = 0.0
                     for b in offs:
-                        c = j + b
-                        if c < 0 or c >= w:
+                        c2 = t + b
+                        if c2 < 0 or c2 >= w:
                             continue
-                        t0 = max(0, -b)
-                        t1 = min(w, w - b)
-                        for q in range(nq):
-                            Col[q] = 0.0
+                        j0 = max(0, -b)
+                        j1 = min(w, w - b)
+                        for xp in range(nxp):
+                            Col[xp] = 0.0
                         for a in offs:
-                            r = i + a
-                            if r < 0 or r >= h:
+                            r2 = i2 + a
+                            if r2 < 0 or r2 >= h:
                                 continue
-                            for i2 in range(max(0, -a), min(h, h - a)):
-                                for t in range(t0, t1):
-                                    Col[i2 * w + t] += src[r, c, i2 + a, t + b]
-                        for q in range(nq):
-                            dst[q] += Col[q]
-            # non-linearity (cosine in the reference's operation order: bitwise equal cosines matter at c ~ 1)
-            inx = 1.0 / max(nxv, 1e-6)
-            # (the reference's formulas and operation order, libm acos: pooled values then match it bitwise
-            # wherever its pooling sums are sequential, e.g. M3; that keeps NTK self-pair noise like its own)
+                            for i in range(max(0, -a), min(h, h - a)):
+                                for j in range(j0, j1):
+                                    Col[i * w + j] += src[r2, c2, i + a, j + b]
+                        for xp in range(nxp):
+                            dst[xp] += Col[xp]
+            # non-linearity: cosine (P * 1/n) * 1/n', then the reference's formulas
+            iny = 1.0 / max(nyv, 1e-6)
             if kern == 0:
-                for q in range(nq):
-                    c = (P[q] * nu * inx) * yinv[q]
-                    c = min(max(c, -1.0), 1.0)
-                    theta = math.acos(c)
-                    T[q] = ((math.sqrt(1.0 - c * c) + c * (pi - theta)) / pi * nxv) * yn[q]
-                    if ntk:
-                        Tn[q] = (Q[q] * nu * (pi - theta)) / pi + T[q]
+                for xp in range(nxp):
+                    c = (P[xp] * nu * xinv[xp]) * iny
+                    P[xp] = min(max(c, -1.0), 1.0)
+                for xp in range(nxp):  # libm's arccos (a scalar call; the other loops vectorise)
+                    Tn[xp] = math.acos(P[xp])
+                for xp in range(nxp):
+                    c = P[xp]
+                    T[xp] = ((math.sqrt(1.0 - c * c) + c * (pi - Tn[xp])) / pi * xn[xp]) * nyv
+                if ntk:
+                    for xp in range(nxp):
+                        Tn[xp] = (Q[xp] * nu * (pi - Tn[xp])) / pi + T[xp]
             else:
-                for q in range(nq):
-                    c = (P[q] * nu * inx) * yinv[q]
+                for xp in range(nxp):
+                    c = (P[xp] * nu * xinv[xp]) * iny
                     c = min(max(c, -1.0), 1.0)
-                    T[q] = (math.exp(inv_s2 * (c - 1.0)) * nxv) * yn[q]
-            # pool along the y axes, in the reference's order: columns (j') then rows (i')
-            for pass_ in range(2 if ntk else 1):
-                src = T if pass_ == 0 else Tn
-                acc = accC if pass_ == 0 else accN
-                for e in range(h * wo):
-                    Col[e] = 0.0
-                for q in range(nq):
-                    i2 = qpos[q] // w
-                    t = qpos[q] - i2 * w
-                    for e in range(csr_ptr[wp + t], csr_ptr[wp + t + 1]):
-                        Col[i2 * wo + csr_out[we + e]] += csr_w[we + e] * src[q]
-                base = (i * w + j) * noy
-                for e in range(noy):
-                    acc[base + e] = 0.0
-                for i2 in range(h):
-                    for e in range(csr_ptr[hp + i2], csr_ptr[hp + i2 + 1]):
-                        g = csr_w[he + e]
-                        ob = base + csr_out[he + e] * wo
-                        for ot in range(wo):
-                            acc[ob + ot] += g * Col[i2 * wo + ot]
-    # pool along the x axes: columns (j) into accT[i, oj, :], then rows (i) into the output
+                    T[xp] = (math.exp(inv_s2 * (c - 1.0)) * xn[xp]) * nyv
+            # pool along j' (this row of y)
+            for e in range(csr_ptr[wp + t], csr_ptr[wp + t + 1]):
+                g = csr_w[we + e]
+                base = csr_out[we + e] * nxp
+                for xp in range(nxp):
+                    rowC[base + xp] += g * T[xp]
+                if ntk:
+                    for xp in range(nxp):
+                        rowN[base + xp] += g * Tn[xp]
+        if not row_used:
+            continue
+        # pool along i' (rows of y)
+        for e in range(csr_ptr[hp + i2], csr_ptr[hp + i2 + 1]):
+            g = csr_w[he + e]
+            base = csr_out[he + e] * wo * nxp
+            for k in range(wo * nxp):
+                accC[base + k] += g * rowC[k]
+            if ntk:
+                for k in range(wo * nxp):
+                    accN[base + k] += g * rowN[k]
+    # pool along j then i (x axes): transpose acc to [x position, y output] first
     for pass_ in range(2 if ntk else 1):
         acc = accC if pass_ == 0 else accN
         out = Gout if pass_ == 0 else Nout
+        for oy in range(noy):
+            for xp in range(nxp):
+                accX[xp * noy + oy] = acc[oy * nxp + xp]
         for e in range(h * wo * noy):
             accT[e] = 0.0
-        for i in range(h):
-            for j in range(w):
-                if nx[i, j] <= 0.0:
-                    continue
-                src0 = (i * w + j) * noy
-                for e in range(csr_ptr[wp + j], csr_ptr[wp + j + 1]):
-                    g = csr_w[we + e]
-                    dst0 = (i * wo + csr_out[we + e]) * noy
-                    for oy in range(noy):
-                        accT[dst0 + oy] += g * acc[src0 + oy]
+        for xp in range(nxp):
+            i = xpos[xp] // w
+            j = xpos[xp] - i * w
+            for e in range(csr_ptr[wp + j], csr_ptr[wp + j + 1]):
+                g = csr_w[we + e]
+                base = (i * wo + csr_out[we + e]) * noy
+                for oy in range(noy):
+                    accT[base + oy] += g * accX[xp * noy + oy]
         for e in range(noy * noy):
             G2[e] = 0.0
         for i in range(h):
@@ -593,11 +587,10 @@ def _layer(first, same, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr
                 src0 = i * wo * noy
                 for k in range(wo * noy):
                     G2[dst0 + k] += g * accT[src0 + k]
-        for oi in range(ho):
+        for oi in range(ho):  # G2 is [x output, y output]; store y-major
             for oj in range(wo):
-                for oi2 in range(ho):
-                    for oj2 in range(wo):
-                        out[oi, oj, oi2, oj2] = G2[(oi * wo + oj) * noy + oi2 * wo + oj2]
+                for oy in range(noy):
+                    out[oy // wo, oy % wo, oi, oj] = G2[(oi * wo + oj) * noy + oy]
 
 
 @njit(nogil=True, cache=True)
@@ -624,19 +617,21 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
     p0 = 5 * maxpool
     accC = fbuf[p0:p0 + maxacc]
     accN = fbuf[p0 + maxacc:p0 + 2 * maxacc]
-    accT = fbuf[p0 + 2 * maxacc:p0 + 3 * maxacc]
-    p0 += 3 * maxacc
-    pyc = fbuf[p0:p0 + kdim * maxhw]
+    accX = fbuf[p0 + 2 * maxacc:p0 + 3 * maxacc]
+    accT = fbuf[p0 + 3 * maxacc:p0 + 4 * maxacc]
+    rowC = fbuf[p0 + 4 * maxacc:p0 + 5 * maxacc]
+    rowN = fbuf[p0 + 5 * maxacc:p0 + 6 * maxacc]
+    p0 += 6 * maxacc
+    pxc = fbuf[p0:p0 + kdim * maxhw]
     p0 += kdim * maxhw
     P = fbuf[p0:p0 + maxhw]
     Q = fbuf[p0 + maxhw:p0 + 2 * maxhw]
     Col = fbuf[p0 + 2 * maxhw:p0 + 3 * maxhw]
     T = fbuf[p0 + 3 * maxhw:p0 + 4 * maxhw]
     Tn = fbuf[p0 + 4 * maxhw:p0 + 5 * maxhw]
-    yinv = fbuf[p0 + 5 * maxhw:p0 + 6 * maxhw]
-    yn = fbuf[p0 + 6 * maxhw:p0 + 7 * maxhw]
-    qpos = ibuf[0:maxhw]
-    qmap = ibuf[maxhw:2 * maxhw]
+    xinv = fbuf[p0 + 5 * maxhw:p0 + 6 * maxhw]
+    xn = fbuf[p0 + 6 * maxhw:p0 + 7 * maxhw]
+    xpos = ibuf[0:maxhw]
     Gin4 = GA[:1].reshape((1, 1, 1, 1))
     Nin4 = NA[:1].reshape((1, 1, 1, 1))
     Gout4 = Gin4
@@ -657,9 +652,9 @@ def _pipeline(self_mode, px, py, norms_x, norms_y, lay_i, lay_f, offs_all, csr_p
         else:
             Gout4 = GA[:n4].reshape((ho, wo, ho, wo))
             Nout4 = NA[:n4].reshape((ho, wo, ho, wo))
-        _layer(first, self_mode, px, py, Gin4, Nin4, nx, ny, lay_i[k], offs, lay_f[k, 0], lay_f[k, 1], ntk,
-               csr_ptr, csr_out, csr_w, Gout4, Nout4, G2, accC, accN, accT, pyc, P, Q, Col, T, Tn, yinv, yn,
-               qpos, qmap)
+        _layer(first, px, py, Gin4, Nin4, nx, ny, lay_i[k], offs, lay_f[k, 0], lay_f[k, 1], ntk,
+               csr_ptr, csr_out, csr_w, Gout4, Nout4, G2, accC, accN, accX, accT, rowC, rowN, pxc, P, Q, Col,
+               T, Tn, xinv, xn, xpos)
         Gin4 = Gout4
         Nin4 = Nout4
     ho, wo = lay_i[L - 1, _HO], lay_i[L - 1, _WO]

@@ -55,7 +55,7 @@ from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.activations import ACTIVATIONS, activation_functions
 from ntkviz.core.arccos import flat_cosines
 
-__all__ = ["EmpiricalKernels", "empirical_kernels", "MAX_WIDTH"]
+__all__ = ["EmpiricalKernels", "empirical_kernels", "MAX_WIDTH", "COUPLINGS"]
 
 MAX_WIDTH = 65536
 COUPLINGS = ("pairwise", "independent", "shared")
@@ -85,12 +85,6 @@ class EmpiricalKernels:
     @property
     def n_samples(self) -> int:
         return self.ntk.shape[0]
-
-
-def sphere_inputs(u: np.ndarray) -> np.ndarray:
-    """One input batch (1, N + 1, 2): first two coordinates of x = e1, then of x'_j = u_j e1 + √(1−u_j²) e2."""
-    sin = np.sqrt((1.0 - u) * (1.0 + u))
-    return np.vstack([[1.0, 0.0], np.column_stack([u, sin])])[None]
 
 
 @njit(**_JIT)
@@ -255,48 +249,45 @@ def pairwise_kernels(u, width, depth, c, bias, kind, seeds, common, ntk_out, nng
         ntk_out[j] = ntk + gg * (x + bias)
 
 
-def _rows_dot_first(a: np.ndarray) -> np.ndarray:
-    """⟨a[b, n], a[b, 0]⟩ for every batch b and row n."""
-    return np.einsum("bnm,bm->bn", a, a[:, 0])
+def shared_network_kernels(u: np.ndarray, width: int, depth: int, c: float, bias: float,
+                           sigma, dsigma, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical (NTK, NNGP) of one network between x = e1 and every x'_j (``coupling="shared"``).
 
-
-def _one_network(x: np.ndarray, width: int, depth: int, c: float, bias: float,
-                 sigma, dsigma, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical (NTK, NNGP) between row 0 and every row of each batch of ``x`` (B, N, 2).
-
-    Every batch is an independent network (one network when B = 1).
+    Rows of the (N+1, ·) arrays are the inputs: e1, then x'_j = u_j e1 + √(1−u_j²) e2
+    (first two coordinates only).
     """
-    nb, n_in = x.shape[0], x.shape[1]
+    x = np.vstack([[1.0, 0.0], np.column_stack([u, np.sqrt((1.0 - u) * (1.0 + u))])])
     scale = math.sqrt(c / width)
     root_b = math.sqrt(bias)
 
-    def bias_rows():
-        return root_b * rng.standard_normal((nb, 1, width)) if bias else 0.0
+    def bias_row():
+        return root_b * rng.standard_normal(width) if bias else 0.0
 
-    pre = [x @ rng.standard_normal((nb, 2, width)) + bias_rows()]  # h¹ = W¹x + √β b¹
-    bases = []  # (Q, V) of each hidden m×m layer
+    def dot_first(a):  # ⟨a[n], a[0]⟩ for every row n
+        return a @ a[0]
+
+    pre = [x @ rng.standard_normal((2, width)) + bias_row()]  # h¹ = W¹x + √β b¹
+    bases = []  # (Q, WQ) of each hidden m×m layer
     for _ in range(depth - 2):
-        q, r = np.linalg.qr(np.swapaxes(sigma(pre[-1]), 1, 2))  # σ(h)ᵀ = QR, Q: (B, m, r)
-        v = rng.standard_normal((nb, width, q.shape[2]))  # WQ
+        q, r = np.linalg.qr(sigma(pre[-1]).T)  # σ(h)ᵀ = QR, Q: (m, r)
+        v = rng.standard_normal((width, q.shape[1]))  # WQ
         bases.append((q, v))
-        pre.append(scale * np.swapaxes(v @ r, 1, 2) + bias_rows())
+        pre.append(scale * (v @ r).T + bias_row())
     acts = [sigma(h) for h in pre]
-    last = scale * scale * _rows_dot_first(acts[-1]) + bias
-    w = rng.standard_normal((nb, 1, width))
-    grad = scale * w * dsigma(pre[-1])  # g^{L−1}, one row per input
+    last = scale * scale * dot_first(acts[-1]) + bias
+    grad = scale * rng.standard_normal(width) * dsigma(pre[-1])  # g^{L−1}, one row per input
     ntk = last.copy()
     for k in range(depth - 2, 0, -1):  # weight layer k+1 maps σ(h^k) to h^{k+1}
-        ntk += _rows_dot_first(grad) * (scale * scale * _rows_dot_first(acts[k - 1]) + bias)
+        ntk += dot_first(grad) * (scale * scale * dot_first(acts[k - 1]) + bias)
         q, v = bases[k - 1]
-        qt = np.swapaxes(q, 1, 2)
-        back = (grad @ v) @ qt
-        if q.shape[2] < q.shape[1]:  # the part of W orthogonal to the inputs' span
-            _, rg = np.linalg.qr(np.swapaxes(grad, 1, 2))
-            noise = np.swapaxes(rg, 1, 2) @ rng.standard_normal((nb, rg.shape[1], width))
-            back += noise - (noise @ q) @ qt
+        back = (grad @ v) @ q.T
+        if q.shape[1] < q.shape[0]:  # the part of W orthogonal to the inputs' span
+            _, rg = np.linalg.qr(grad.T)
+            noise = rg.T @ rng.standard_normal((rg.shape[0], width))
+            back += noise - (noise @ q) @ q.T
         grad = scale * back * dsigma(pre[k - 1])
-    ntk += _rows_dot_first(grad) * (np.einsum("bnk,bk->bn", x, x[:, 0]) + bias)
-    return ntk[:, 1:].reshape(-1), last[:, 1:].reshape(-1)
+    ntk += dot_first(grad) * (x @ x[0] + bias)
+    return ntk[1:], last[1:]
 
 
 def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: int = 1,
@@ -343,8 +334,8 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
     nngp = np.empty((n_samples, flat.size))
     for i, child in enumerate(children):
         if coupling == "shared":
-            ntk[i], nngp[i] = _one_network(sphere_inputs(flat), width, depth, c, bias, sigma, dsigma,
-                                           np.random.default_rng(child))
+            ntk[i], nngp[i] = shared_network_kernels(flat, width, depth, c, bias, sigma, dsigma,
+                                                     np.random.default_rng(child))
         else:
             common = coupling == "pairwise"
             seeds = child.generate_state(1 if common else flat.size).astype(np.int64)

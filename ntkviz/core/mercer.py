@@ -30,11 +30,19 @@ Methods (``Spectrum.method``):
     of ``1/n``) and is truncated at ``n < 1024``. No step subtracts two large numbers
     for the tail, so relative accuracy holds where ``μ_k`` is ``1e-30`` of ``μ_0``.
     Several truncation orders of ``S`` are tried per ``k``; the one with the smallest
-    error estimate (rounding bound + a model of the neglected tail) wins.
+    error estimate (rounding bound + a model of the neglected tail) wins. With a bias β
+    the first layer also has a singular point at ``u* = -(1 + 2β)``, subtracted the same
+    way when it is close to the disk. erf's duals (arcsin) have no singular point on the
+    closed disk and tanh/GELU/softplus/sigmoid duals are Mehler series
+    ``Σ_n c a_n² ρ^n`` (:func:`ntkviz.core.activations.dual_tables`), composed as series:
+    the same positive sum applies, limited by the accuracy of the Hermite coefficients
+    ``a_n`` (~3e-15 absolute), which the error estimate carries.
 ``quadrature``
-    Other activations: Gauss–Legendre in ``θ`` (``t = cos θ``, analytic integrand), with
-    ``P_k`` by the three-term recurrence (19). Absolute accuracy ~1e-16 ``μ_0``; the
-    error estimate (difference of two rules plus a rounding bound) marks the tail.
+    Gauss–Legendre in ``θ`` (``t = cos θ``, analytic integrand), with ``P_k`` by the
+    three-term recurrence (19): absolute accuracy ~1e-16 ``μ_0``; the error estimate
+    (difference of two rules plus a rounding bound) marks the tail. Used for the step NTK
+    and deep step NNGP, and per ``k`` wherever it beats the series route
+    (``series+quadrature``: very deep ReLU kernels at small ``p``, activation kernels).
 
 ``error_estimate`` is an estimated absolute error of each ``μ_k`` (0 for exact zeros).
 """
@@ -71,8 +79,9 @@ _N_TAYLOR = 1024
 #: the same for kernels of Hermite-series activations (truncated polynomials, fast decay)
 _N_TAYLOR_SMOOTH = 256
 #: absolute error of one Hermite coefficient a_n of the activation tables (800-node
-#: Gauss–Hermite), relative to √E[σ²]: measured 1.5e-16 .. 3e-15 for tanh against mpmath
-_HERMITE_COEF_ERR = 3e-15
+#: Gauss–Hermite), relative to √E[σ²]: measured up to 3e-15 for tanh against mpmath; the
+#: constant carries a safety factor (the a_n beyond n ~ 120 could not be checked)
+_HERMITE_COEF_ERR = 1e-14
 #: length of the Puiseux expansions in h = sqrt(1 ∓ u) (powers h^0 .. h^40)
 _N_PUISEUX = 41
 #: highest odd power of h kept in the singular part S, candidates tried per k
@@ -616,8 +625,8 @@ def decay_guides(spec: KernelSpec, dim: int) -> list[tuple[str, float, float]]:
             return [(f"p·C(p)·k^-{p + 2} (even k)", p * cp / scale, float(-p - 2))]
         parity = "odd" if form == "arccos0" else "even"
         return [(f"C(p)·k^-{p} ({parity} k)", cp / scale, float(-p))]
-    if not _series_kernel(spec):
-        return []
+    if not _series_kernel(spec) or spec.activation not in ("relu", "step"):
+        return []  # smooth activations: faster than any power
     ex = _expansion(spec)
     if spec.normalize:
         scale = float(ex.c[0])

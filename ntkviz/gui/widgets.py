@@ -23,9 +23,17 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
            "#F0E442")
 
 
-def pen(index: int, width: float = 2.0, style=QtCore.Qt.PenStyle.SolidLine):
-    """A cosmetic pen of palette colour ``index`` (wraps around)."""
-    return pg.mkPen(PALETTE[index % len(PALETTE)], width=width, style=style)
+def pen(color, width: float = 2.0, style=QtCore.Qt.PenStyle.SolidLine):
+    """A cosmetic pen: ``color`` is a palette index (wraps around) or any pyqtgraph
+    colour. ``width`` is in logical pixels: it is multiplied by the screen's device
+    pixel ratio, since cosmetic pens count device pixels (HiDPI, docs/stack.md §5.7)."""
+    from PySide6 import QtGui
+
+    if isinstance(color, int):
+        color = PALETTE[color % len(PALETTE)]
+    app = QtGui.QGuiApplication.instance()
+    ratio = app.devicePixelRatio() if app is not None else 1.0
+    return pg.mkPen(color, width=width * ratio, style=style)
 
 
 class LabeledSlider(QtWidgets.QWidget):
@@ -247,7 +255,7 @@ class CurveHover(QtCore.QObject):
         super().__init__(plot_item)
         self.plot_item, self.readout = plot_item, readout
         self.xname, self.yname, self.radius_px = xname, yname, radius_px
-        self.marker = pg.ScatterPlotItem(size=9, pen=pg.mkPen("k"), brush=pg.mkBrush(None))
+        self.marker = pg.ScatterPlotItem(size=9, pen=pen("k", 1.0), brush=pg.mkBrush(None))
         self.marker.setZValue(1000)
         plot_item.addItem(self.marker, ignoreBounds=True)
         self._proxy = pg.SignalProxy(plot_item.scene().sigMouseMoved, rateLimit=60,

@@ -33,7 +33,7 @@ MAX_CURVES = 8
 #: 2-core laptop at 41 points, so a slider move never queues minutes of work
 OVERLAY_BUDGET = 1 << 18
 #: near u = 1, 2κ(1) − 2κ(1 − ε) ≈ (2√2/π) ε^{1/2} for the two-layer ReLU NTK (spec §1.1)
-HOLDER_GUIDE = ("(2√2/π) ε^½  (Hölder-½)", 2.0 * math.sqrt(2.0) / math.pi, 0.5)
+HOLDER_GUIDE = ("(2√2/π) √ε  (Hölder-½)", 2.0 * math.sqrt(2.0) / math.pi, 0.5)
 #: and ≈ 2ε for κ1 (1-Lipschitz feature map, ‖x − y‖² = 2ε)
 LIPSCHITZ_GUIDE = ("2ε  (Lipschitz)", 2.0, 1.0)
 

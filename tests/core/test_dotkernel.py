@@ -106,3 +106,20 @@ def test_validation_errors_name_the_field(spec, match):
 def test_bad_cosines(u):
     with pytest.raises(ValueError, match="u must"):
         evaluate_kernel(KernelSpec(), u)
+
+
+def test_step_ntk_two_layer_closed_form():
+    """Step NTK (σ' a Dirac delta): Θ = κ0(u) + u κ0'(u), infinite at u = ±1, no NaN."""
+    from ntkviz.core import _reference_kernels as ref
+
+    u = np.linspace(-0.99, 0.99, 41)
+    value, _ = evaluate_kernel(KernelSpec("ntk", 2, activation="step"), u)
+    np.testing.assert_allclose(value, ref.kappa0_ref(u) + u * ref.kappa0_deriv_ref(u), rtol=1e-13)
+    ends, dends = evaluate_kernel(KernelSpec("ntk", 2, activation="step"), [-1.0, 1.0])
+    assert ends.tolist() == [-np.inf, np.inf] and not np.isnan(dends).any()
+    assert kernel_at_one(KernelSpec("ntk", 3, activation="step")) == np.inf
+
+
+def test_empty_input():
+    value, deriv = evaluate_kernel(KernelSpec("ntk", 3, normalize=True), np.array([]))
+    assert value.shape == (0,) and deriv.shape == (0,)

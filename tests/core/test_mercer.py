@@ -129,6 +129,9 @@ def test_asymptotic_constants():
         assert s.mu[1999] * 1999.0**p / asymptotic_constant(p) == pytest.approx(1, abs=1e-2)
     guides = decay_guides(KernelSpec("arccos1"), 5)
     assert guides[0][1:] == (pytest.approx(5 * asymptotic_constant(5)), -7.0)
+    assert decay_guides(KernelSpec("ntk", 3, 0.0, "tanh"), 5) == []
+    label, const, expo = decay_guides(KernelSpec("ntk", normalize=True), 3)[0]
+    assert (const, expo) == (pytest.approx(asymptotic_constant(3) / 2), -3.0)
 
 
 @pytest.mark.parametrize("spec", [KernelSpec("ntk", 3), KernelSpec("nngp", 4, 0.5)])
@@ -222,11 +225,11 @@ def test_activation_spectra(activation, p):
     expected = ref.theta_quadrature(lambda th: evaluate_kernel(spec, np.cos(th))[0], p, kmax,
                                     nodes=500)
     scale = np.abs(s.mu).max()
-    keep = (np.abs(expected) >= 1e-10 * scale) & ~s.exact_zero
+    # the float64 reference carries ~1e-15 scale of absolute error itself
+    keep = (np.abs(expected) >= 1e-9 * scale) & ~s.exact_zero
     np.testing.assert_allclose(s.mu[keep], expected[keep], rtol=1e-6)
-    # the estimate covers the difference to the (float64) reference, up to its own error
-    assert np.all(np.abs(s.mu - expected)[keep] <= s.error_estimate[keep] + 1e-15 * scale)
-    big = (np.abs(s.mu) >= 1e-10 * scale) & ~s.exact_zero
+    assert np.all(np.abs(s.mu - expected) <= s.error_estimate + 1e-14 * scale)
+    big = (np.abs(s.mu) >= 1e-9 * scale) & ~s.exact_zero
     assert np.all(s.error_estimate[big] <= 1e-6 * np.abs(s.mu[big]))
     if activation == "tanh":  # odd kernel: even k vanish exactly
         assert np.all(s.mu[::2] == 0.0) and np.all(s.exact_zero[::2])
@@ -258,7 +261,7 @@ def test_deep_kernels_have_no_zeros_and_positive_spectrum():
     assert np.all(s.error_estimate[:201] <= 1e-6 * s.mu[:201])
 
 
-@pytest.mark.parametrize("p", (2, 200, 1000))
+@pytest.mark.parametrize("p", (2, 1000))
 def test_extreme_sizes_are_finite(p):
     for spec in (KernelSpec("ntk"), KernelSpec("ntk", 5, 0.1), KernelSpec("nngp", 50)):
         s = mercer_spectrum(spec, p, 2000)

@@ -172,10 +172,8 @@ class QtKernelCurvesPanel(QtPanel):
                 ok = gap > 0
                 items[i].setData(n.eps[ok], gap[ok], pen=pen(i))
             for j, g in enumerate(n.guides):
-                items[len(n.gap) + j].setData(
-                    n.eps, g[3], pen=pg.mkPen("#555555", width=1.5,
-                                              style=(QtCore.Qt.PenStyle.DashLine if j == 0
-                                                     else QtCore.Qt.PenStyle.DotLine)))
+                style = QtCore.Qt.PenStyle.DashLine if j == 0 else QtCore.Qt.PenStyle.DotLine
+                items[len(n.gap) + j].setData(n.eps, g[3], pen=pen("#555555", 1.5, style))
         at_one = ", ".join(f"{c.label}: {c.value_at_one:.6g}" for c in r.curves)
         self.at_one.setValue(at_one)
         msg = f"{self.title}: {len(r.curves)} curve(s), {len(r.u)} points"

@@ -199,7 +199,7 @@ class QtSpectrumPanel(QtPanel):
                 n_bad += int(b.sum())
                 yb = np.where(np.isfinite(s.y[b]) & (s.y[b] > 0), s.y[b], floor)
                 self._add(pi, pg.PlotDataItem(s.k[b], yb, pen=None, symbol="x", symbolSize=9,
-                                              symbolPen=pg.mkPen("#d00000", width=1.5),
+                                              symbolPen=pen("#d00000", 1.5),
                                               symbolBrush=pg.mkBrush("#d00000"),
                                               name=f"{s.label}: unresolved (error > 1%)"))
             if self.slope.isChecked() and len(s.slope):
@@ -217,7 +217,7 @@ class QtSpectrumPanel(QtPanel):
                 if self.slope.isChecked():
                     self._add(ps, pg.InfiniteLine(pos=g.exponent, angle=0, pen=gp,
                                                   label=f"{g.exponent:g}",
-                                                  labelOpts={"position": 0.97,
+                                                  labelOpts={"position": 0.03,
                                                              "color": gp.color()}))
         self.plot_slope.setVisible(self.slope.isChecked())
         self.mu0.setValue("; ".join(f"{s.label}: {s.y[0]:.6g}" for s in r.series if s.k[0] == 0))

@@ -481,7 +481,7 @@ class QtTrainingPanel(QtPanel):
             self.status.emit(f"{self.title}: {len(runs[0].frames)} frames, "
                              + ", ".join(f"α = {r.setup.config.alpha:g}" for r in runs))
         if not self.play_button.isChecked():
-            index = self._requested_frame
+            index, self._requested_frame = self._requested_frame, -1  # applied once
             self.show_frame(index if index >= 0 else self.frame_count() - 1)
 
     def _take(self, response) -> None:
@@ -498,7 +498,8 @@ class QtTrainingPanel(QtPanel):
         if response.diverged:
             self.message.setText(response.message)
         if first:
-            if self.autoplay and not self.play_button.isChecked():
+            restoring = self._requested_frame >= 0  # a session or export asks for one frame
+            if self.autoplay and not restoring and not self.play_button.isChecked():
                 self.play_button.setChecked(True)  # starts the clock at frame 0
             elif not self.play_button.isChecked():
                 self.show_frame(0)
@@ -558,6 +559,8 @@ class QtTrainingPanel(QtPanel):
         self._clock.start()
 
     def _on_tick(self) -> None:
+        if not self.isVisible():
+            return  # another tab is shown: draw nothing, the clock keeps running
         if not self._play_ready:
             self.frames_dropped += 1  # the last frame is still being drawn: skip this tick
             return
