@@ -34,7 +34,8 @@ def test_spectrum_csv_matches_oracle(tmp_path, data_dir):
 
 def test_spectrum_closed_form_zeros_and_normalize(tmp_path):
     out = tmp_path / "k0.csv"
-    assert main(["spectrum", "--name", "arccos0", "--dim", "3", "--kmax", "7", "--out", str(out)]) == 0
+    assert main(["spectrum", "--name", "arccos0", "--dim", "3", "--kmax", "7",
+                 "--out", str(out)]) == 0
     _, table = read_csv(out)
     np.testing.assert_array_equal(table[:, 1], 2 * np.arange(8) + 1)
     np.testing.assert_allclose(table[:, 2], [1 / 2, 1 / 8, 0, 1 / 128, 0, 1 / 512, 0, 25 / 32768],
@@ -86,7 +87,8 @@ def test_spectrum_bad_output(tmp_path, capsys):
 
 def test_spectrum_help_without_qt():
     code = ("import sys; from ntkviz.cli import main\n"
-            "try:\n    main(['spectrum', '--help'])\nexcept SystemExit as e:\n    assert e.code == 0\n"
+            "try:\n    main(['spectrum', '--help'])\n"
+            "except SystemExit as e:\n    assert e.code == 0\n"
             "assert not any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -26,7 +26,7 @@ def test_metrics_csv_matches_the_job(tmp_path):
     assert main(["export", "training", *FAST, "--alpha", "0.5", "--compare-alpha", "20",
                  "--out", str(out)]) == 0
     header, rows = read_csv(out)
-    resp = TrainRequest(alpha=0.5, compare_alpha=20.0, steps=300, frames=12)()
+    resp = TrainRequest.from_state(dict(alpha=0.5, compare_alpha=20.0, steps=300, frames=12))()
     expected = resp.csv_table("metrics")
     assert header == expected[0]
     np.testing.assert_array_equal(np.array(rows, dtype=float), np.array(expected[1], dtype=float))
@@ -71,4 +71,4 @@ def test_png_svg_gif_exports(tmp_path):
     assert png.size[0] == 600
     assert (tmp_path / "f.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
     gif = Image.open(tmp_path / "a.gif")
-    assert gif.n_frames == len(TrainRequest(steps=300, frames=12).configs()[0].frame_steps())
+    assert gif.n_frames == len(TrainRequest.from_state(dict(steps=300, frames=12)).configs()[0].frame_steps())

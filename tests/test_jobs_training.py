@@ -12,7 +12,7 @@ SMALL = dict(steps=300, frames=20)
 
 
 def test_two_runs_share_draws_and_match_the_core():
-    resp = TrainRequest(alpha=0.02, compare_alpha=50.0, **SMALL)()
+    resp = TrainRequest.from_state(dict(alpha=0.02, compare_alpha=50.0, **SMALL))()
     assert resp.done and not resp.diverged and len(resp.runs) == 2
     a, b = resp.runs
     np.testing.assert_array_equal(a.setup.X_train, b.setup.X_train)
@@ -25,7 +25,7 @@ def test_two_runs_share_draws_and_match_the_core():
 
 
 def test_iterate_yields_growing_cumulative_responses():
-    items = list(TrainRequest(compare_alpha=None, **SMALL).iterate())
+    items = list(TrainRequest.from_state(dict(compare_alpha=None, **SMALL)).iterate())
     counts = [len(i.runs[0].frames) for i in items]
     assert counts == list(range(1, len(items) + 1))
     assert [i.done for i in items] == [False] * (len(items) - 1) + [True]
@@ -33,7 +33,7 @@ def test_iterate_yields_growing_cumulative_responses():
 
 
 def test_diverging_run_keeps_the_other_running():
-    resp = TrainRequest(alpha=0.01, compare_alpha=100.0, lr=0.1, **SMALL)()
+    resp = TrainRequest.from_state(dict(alpha=0.01, compare_alpha=100.0, lr=0.1, **SMALL))()
     small, lazy = resp.runs
     assert small.diverged and "diverged" in small.message and not lazy.diverged
     assert resp.frame_count == len(lazy.frames) > len(small.frames)
@@ -42,7 +42,7 @@ def test_diverging_run_keeps_the_other_running():
 
 
 def test_csv_tables_are_the_frames():
-    resp = TrainRequest(**SMALL)()
+    resp = TrainRequest.from_state(SMALL)()
     header, rows = resp.csv_table("metrics")
     assert header[:4] == ["alpha", "tau", "step", "time"]
     assert len(rows) == sum(len(r.frames) for r in resp.runs)
@@ -62,5 +62,6 @@ def test_csv_tables_are_the_frames():
                                          "compare_alpha"), ({"lr": float("inf")}, "lr"),
                                          ({"init": "zeros"}, "init")])
 def test_bad_state_names_the_field(state, match):
+    assert TrainRequest.from_state(TrainRequest().state()) == TrainRequest()
     with pytest.raises(ValueError, match=match):
         TrainRequest.from_state(state)

@@ -6,6 +6,7 @@ reuses them, so no multi-megabyte array is created per pair.
 """
 from __future__ import annotations
 
+import os
 import resource
 import time
 import tracemalloc
@@ -13,8 +14,16 @@ import tracemalloc
 import numpy as np
 
 from ntkviz.bench import Result, median_time
+from ntkviz.bench._kernels import _cpu_time as _cpu_median  # median thread CPU time (shared helper)
 
 N_GRAM = 50
+
+
+def _load() -> str:
+    try:
+        return f"load avg {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    except OSError:
+        return ""
 
 
 def _digits(n: int) -> np.ndarray:
@@ -37,8 +46,11 @@ def run(repeats: int) -> list[Result]:
 
     # 1. one pair from cached norms, CKN + NTK together, one thread (the single-pair path is serial)
     nx, ny = image_norms(X[0], arch), image_norms(X[1], arch)
-    t_pair = median_time(lambda: cross_kernels(nx, ny, arch), max(repeats, 20))
-    results.append(Result("M1 pair, cached norms, CKN+NTK, float64, 1 thread", t_pair, 3e-3))
+    pair = lambda: cross_kernels(nx, ny, arch)  # noqa: E731
+    t_pair = median_time(pair, max(repeats, 20))
+    cpu = _cpu_median(pair, max(repeats, 20))
+    results.append(Result("M1 pair, cached norms, CKN+NTK, float64, 1 thread", t_pair, 3e-3,
+                          note=f"(thread CPU {cpu * 1e3:.2f} ms; {_load()})"))
 
     # 2. 50 x 50 NTK Gram on 2 threads (norms included), peak memory
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
@@ -52,7 +64,8 @@ def run(repeats: int) -> list[Result]:
         tracemalloc.stop()
     finally:
         numba.set_num_threads(old)
-    results.append(Result(f"M1 NTK Gram {N_GRAM}x{N_GRAM}, {threads} threads (incl. norms)", t_gram, 3.5))
+    results.append(Result(f"M1 NTK Gram {N_GRAM}x{N_GRAM}, {threads} threads (incl. norms)", t_gram, 3.5,
+                          note=f"({_load()}; allocator: default glibc malloc, no MALLOC_* settings)"))
     results.append(Result("  Gram run: peak traced allocation (tracemalloc)", peak / 2**20, None,
                           unit="MiB", note="numpy arrays incl. per-thread buffers"))
     results.append(Result("  process peak RSS so far (getrusage)", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -66,8 +79,10 @@ def run(repeats: int) -> list[Result]:
         y, _tau = deform_image(X[7], Deformation(rotation_deg=float(next(angles)), smooth_amplitude=0.5))
         cross_kernels(ref, image_norms(y, arch), arch)
 
-    results.append(Result("live update: warp 28x28 + norms + cross (CKN+NTK)", median_time(live, max(repeats, 10)),
-                          10e-3))
+    t_live = median_time(live, max(repeats, 10))
+    cpu = _cpu_median(live, max(repeats, 10))
+    results.append(Result("live update: warp 28x28 + norms + cross (CKN+NTK)", t_live, 10e-3,
+                          note=f"(thread CPU {cpu * 1e3:.2f} ms; {_load()})"))
 
     # 4. default stability sweep (as `ntkviz stability` defaults)
     from ntkviz.core.digits import digit_indices, load_digits

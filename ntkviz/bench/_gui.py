@@ -144,7 +144,7 @@ def responsiveness(repeats: int) -> list[Result]:
         out.append(Result(f"gui: drag {name} slider — longest event-loop stall",
                           statistics.median(stalls), 0.05, f"{len(values)} steps / 25 ms"))
         out.append(Result(f"gui: drag {name} slider — change → plot latency (median)",
-                          statistics.median(lats), 0.06, "includes the 40 ms throttle"))
+                          statistics.median(lats), 0.06, "includes the 30 ms throttle"))
     return out
 
 

@@ -18,7 +18,8 @@ def run(repeats: int) -> list[Result]:
             spec = KernelSpec("ntk", depth)
             t = median_time(lambda: fresh(spec, p, 200), repeats)
             method = mercer_spectrum(spec, p, 200).method
-            results.append(Result(f"spectrum NTK relu L={depth}, p={p}, kmax=200", t, 50e-3, method))
+            results.append(Result(f"spectrum NTK relu L={depth}, p={p}, kmax=200", t, 50e-3,
+                                  method))
     spec = KernelSpec("ntk", 5)
     t = median_time(lambda: mercer_spectrum(spec, 20, 200), repeats)
     results.append(Result("  same, kernel unchanged (new p or kmax: cached expansions)", t, None,
@@ -32,5 +33,6 @@ def run(repeats: int) -> list[Result]:
     ]
     for name, spec, p, kmax in report_only:
         t = median_time(lambda: fresh(spec, p, kmax), max(1, min(repeats, 5)))
-        results.append(Result(name, t, None, f"report only, {mercer_spectrum(spec, p, kmax).method}"))
+        method = mercer_spectrum(spec, p, kmax).method
+        results.append(Result(name, t, None, f"report only, {method}"))
     return results

@@ -7,12 +7,16 @@ offscreen; GIF animates every frame (needs Pillow: ``pip install ntkviz[gif]``).
 """
 from __future__ import annotations
 
+import contextlib
+
 from ntkviz.cli import CliError
 from ntkviz.cli._common import output_path, positive_int, write_csv
 
 SUFFIXES = (".png", ".svg", ".csv", ".gif")
 VIEWS = ("figure", "neurons", "predictor", "metrics")
 PANEL = "ntkviz.gui.panels.training:QtTrainingPanel"
+#: offscreen panel size for exports (the figure keeps the canvas's aspect ratio)
+FIGURE_SIZE = (1600, 860)
 
 
 def register(sub) -> None:
@@ -72,18 +76,30 @@ def run(args) -> int:
     elif suffix == ".gif":
         write_gif(state, out, args.width, args.fps, args.view)
     else:
-        from ntkviz.gui.headless import render_panel
+        from ntkviz.gui.export import export_plot
 
-        render_panel(_panel_class(), state, args.view, out, args.width)
+        with _panel(state) as panel:
+            export_plot(panel.plot_items()[args.view], out, args.width)
     print(out)
     return 0
 
 
-def _panel_class():
+@contextlib.contextmanager
+def _panel(state: dict):
+    """The panel offscreen with ``state``, computed, at a wide figure-friendly size."""
     import importlib
 
+    from ntkviz.gui.headless import build_panel
+
     module, _, name = PANEL.partition(":")
-    return getattr(importlib.import_module(module), name)
+    panel = build_panel(getattr(importlib.import_module(module), name), state, size=FIGURE_SIZE)
+    try:
+        yield panel
+        _warn(panel._data)
+    finally:
+        panel.dispatcher.shutdown()
+        panel.close()
+        panel.deleteLater()
 
 
 def _check_frame(frame: int, count: int) -> None:
@@ -106,21 +122,14 @@ def write_gif(state: dict, out, width: int | None, fps: int, view: str = "figure
     except ImportError:
         raise CliError("GIF export needs Pillow: pip install 'ntkviz[gif]'") from None
     from ntkviz.gui.export import render_image
-    from ntkviz.gui.headless import build_panel
 
-    panel = build_panel(_panel_class(), state)
-    try:
+    images = []
+    with _panel(state) as panel:
         item = panel.plot_items()[view]
-        images = []
         for index in range(panel.frame_count()):
             panel.show_frame(index)
             qimage = render_image(item, width)
             images.append(_to_pil(qimage, Image).convert("P", palette=Image.Palette.ADAPTIVE))
-        _warn(panel._data)
-    finally:
-        panel.dispatcher.shutdown()
-        panel.close()
-        panel.deleteLater()
     if not images:
         raise CliError("no frames to animate")
     images[0].save(out, save_all=True, append_images=images[1:], duration=round(1000 / fps),

@@ -29,7 +29,7 @@ def legendre_table(t: np.ndarray, p: int, kmax: int) -> np.ndarray:
 
 
 def theta_quadrature(kernel_of_theta, p: int, kmax: int, nodes: int = 600) -> np.ndarray:
-    """μ_k = ω ∫_0^π κ(θ) P_k(cos θ) sin^{p-2}θ dθ with ``nodes``-point Gauss–Legendre."""
+    """μ_k = ω ∫_0^π κ(θ) P_k(cos θ) sin^{p-2}θ dθ, ``nodes``-point Gauss–Legendre."""
     z, w = roots_legendre(nodes)
     theta = 0.5 * np.pi * (z + 1.0)
     w = 0.5 * np.pi * w
@@ -65,7 +65,8 @@ def mpmath_eigenvalue(k: int, p: int, name: str = "ntk", depth: int = 2, bias: f
 
     Returns an ``mpmath.mpf``. ReLU kernels are evaluated layer by layer in angles
     (κ0 = 1 - θ/π, κ1 = (sin θ + (π - θ) cos θ)/π); ``activation="erf"`` uses
-    k̂ = c (2/π) asin(2s/(1+2q)), k̂' = c (2/π) 2/√((1+2q)² - 4s²), c = 1/((2/π) asin(2/3)).
+    k̂ = c (2/π) asin(2s/(1+2q)), k̂' = c (2/π) 2/√((1+2q)² - 4s²),
+    c = 1/((2/π) asin(2/3)).
     ``P_k`` by recurrence (19); the
     integrand is analytic in θ, so the rule converges exponentially. Compare two values
     of ``pieces`` to see the quadrature error.
@@ -104,7 +105,8 @@ def mpmath_eigenvalue(k: int, p: int, name: str = "ntk", depth: int = 2, bias: f
             mid = mp.pi * (2 * i + 1) / (2 * pieces)
             for x, w in nodes:
                 theta = mid + half * x
-                total += w * kernel(theta) * mp_legendre(k, p, mp.cos(theta)) * mp.sin(theta) ** (p - 2)
+                weight = w * mp.sin(theta) ** (p - 2)
+                total += weight * kernel(theta) * mp_legendre(k, p, mp.cos(theta))
         omega = mp.gamma(mp.mpf(p) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(p - 1) / 2))
         return omega * half * total
 

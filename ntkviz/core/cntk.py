@@ -14,9 +14,12 @@ Conventions (ntkviz's definition, ``docs/spec.md`` §3.3): those of the
 reference implementation albietz/ckn_kernel at its 2021 HEAD (``c59fe52``):
 
 1. "same" zero padding; the patch kernel is the **plain sum**
-   ``P(u, u') = sum_{v in S} G(u + v, u' + v)`` over ``S = {o..o+s-1}^2`` with
-   ``o = -((s - 1) // 2)``; a term is dropped when a shifted position falls off
-   the grid. ``patch_normalization="mean"`` multiplies every patch sum by the
+   ``P(u, u') = sum_{v in S} G(u + v, u' + v)`` over ``S = V x V``, a term
+   dropped when a shifted position falls off the grid. ``V`` is what the
+   reference's code sums (:func:`patch_offsets`): ``{-1, 0, 1}`` for s = 3,
+   ``{-2..2}`` for s = 5, and for even s ``{-s/2 .. s/2 - 1}`` (e.g. ``{-1, 0}``
+   for s = 2; ``docs/spec.md`` §3.3 writes ``{0, 1}``, which the code does not
+   do -- no oracle uses an even patch). ``patch_normalization="mean"`` multiplies every patch sum by the
    paper's ``1/|S| = 1/s^2`` instead (Prop. 2's ``|S_k|^{-1/2}`` patch
    operator): for the 1-homogeneous ``relu`` and ``exp`` kernels this
    multiplies every kernel value by ``prod_l s_l^-2`` and leaves cosines and
@@ -41,14 +44,21 @@ reference implementation albietz/ckn_kernel at its 2021 HEAD (``c59fe52``):
 
 Unlike the reference, images may be non-square and multi-channel.
 
+Floating-point order: patch sums, cosines, kappa formulas (libm arccos,
+division by pi) and the pooling order (axes j', i', j, i, each sum sequential)
+follow the reference, so values agree with it to ~1e-16 and bit for bit where
+its sums are sequential (average/strided pooling, model M3). This matters for
+NTK self-pairs, where c = 1 - O(ulp) is amplified by kappa0's infinite slope.
+
 Performance design (``docs/spec.md`` §3.6): the per-image "norm" pipeline
 (the ``(x, x)`` pass) is computed once and kept in an :class:`ImageNorms`; a
 pair then costs one cross pass. The cross pass never materialises the
-``(H, W, H, W)`` tensor of the first layer: it walks pairs of rows, evaluates
-the patch kernel only where both patch norms are non-zero (exactly where the
-reference's value is non-zero -- a zero patch contributes an exact 0), and
-pools each slab along the four axes separately, into preallocated
-per-thread work buffers (no allocation per pair).
+``(H, W, H, W)`` tensor of the first layer: for each y position with a
+non-zero norm it evaluates the patch kernel against all non-zero x positions
+as one vector (a zero patch contributes an exact 0, as in the reference),
+applies the non-linearity and pools it at once, into preallocated per-thread
+work buffers (no allocation per pair). Gram matrices run one
+``parallel=True`` kernel over pairs.
 """
 from __future__ import annotations
 
@@ -58,7 +68,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import Iterator
 
 import numba
 import numpy as np
@@ -84,12 +94,16 @@ __all__ = [
     "rel_distances",
     "gram_iter",
     "gram_matrix",
+    "patch_offsets",
+    "pooling_matrix",
 ]
 
 POOLINGS = ("gaussian", "average", "strided")
 PATCH_KERNELS = ("relu", "exp")
 PATCH_NORMALIZATIONS = ("sum", "mean")
 MODES = ("ckn", "ntk")
+#: work memory allowed per thread (bytes); the exact kernel costs O((H W)^2) time and O(H W h w) memory
+MAX_WORK_BYTES = 512 * 2**20
 _LAYER_KEYS = ("npatch", "subsampling", "pooling", "kernel", "sigma", "poolfactor")
 
 
@@ -100,7 +114,7 @@ class Layer:
 
     Parameters
     ----------
-    npatch : patch side ``s`` (an ``s x s`` patch, offsets from ``-((s-1)//2)``).
+    npatch : patch side ``s`` (an ``s x s`` patch, offsets :func:`patch_offsets`).
     subsampling : pooling stride ``sub``.
     pooling : ``"gaussian"``, ``"average"`` or ``"strided"`` (see module docstring).
     kernel : patch kernel, ``"relu"`` (arc-cosine kappa1; NTK possible) or
@@ -368,6 +382,11 @@ def _plan(arch: Architecture, height: int, width: int, channels: int) -> _Plan:
         maxhw = max(maxhw, h * w)
     kdim = arch.layers[0].npatch ** 2 * channels
     fsize = 5 * maxpool + 6 * maxacc + kdim * maxhw + 7 * maxhw
+    if fsize * 8 > MAX_WORK_BYTES:
+        raise ValueError(
+            f"{height}x{width} images are too large for the exact kernel with this architecture: it needs "
+            f"{fsize * 8 / 2**20:.0f} MiB of work memory per thread (limit {MAX_WORK_BYTES // 2**20} MiB); "
+            "use smaller images or more subsampling in the first layer")
     isize = maxhw
     as_i = lambda v: np.array(v, np.int64)  # noqa: E731
     return _Plan(lay_i, lay_f, offsets, as_i(ptrs), as_i(outs), np.array(wts, np.float64),

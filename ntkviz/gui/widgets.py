@@ -235,7 +235,14 @@ def make_plot(title: str = "", xlabel: str = "", ylabel: str = "", *, xunits: st
         item.setTitle(title)
     item.setLabel("bottom", xlabel, units=xunits)
     item.setLabel("left", ylabel, units=yunits)
-    item.showGrid(x=True, y=True, alpha=0.15)
+    # an opaque light grid: semi-transparent grid lines cost ~half of a repaint
+    item.showGrid(x=True, y=True, alpha=1.0)
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setTickPen(pg.mkPen("#e4e4e4"))
+        axis.setTextPen(pg.mkPen("k"))
+        axis.setPen(pg.mkPen("k"))
+        axis.setZValue(-1)  # grid under the curves and the legend
     item.setLogMode(x=log_x, y=log_y)
     if legend:
         item.addLegend(offset=legend_offset, labelTextSize="9pt")

@@ -40,6 +40,8 @@ __all__ = [
     "DeformRequest", "DeformResponse",
     "ContextRequest", "ContextProgress", "ContextResult",
     "StabilityRequest", "STABILITY_DEFAULTS", "FAMILY_AMPLITUDES", "prepare_user_image",
+    "DEFORM_VIEWS", "CONTEXT_CATEGORIES", "digit_from_state", "editor_inputs_from_state",
+    "context_table", "deform_csv_table",
 ]
 
 #: NTK relative distances below this are rounding noise (spec §3.5).
@@ -226,6 +228,92 @@ class DeformRequest:
             identical=identical, reference_norms=ref, deformation=self.deformation,
             architecture=arch,
         )
+
+
+# --------------------------------------------------------------------------- editor state, tables
+
+#: exportable views of the deformation editor
+DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
+#: rows of the context table: the deformation itself, then the ContextResult levels
+CONTEXT_CATEGORIES = ("deformation", "nearest_same", "mean_same", "nearest_other", "mean_other")
+
+
+def digit_from_state(digit: dict) -> tuple[np.ndarray, int | None, str]:
+    """``(image, label, description)`` of the editor's session entry ``digit``:
+    ``{"kind": "bundled", "label": L, "index": I}`` or ``{"kind": "user", "name": ...,
+    "pixels": 28x28 list}`` (label None)."""
+    from ntkviz.core.digits import digit_image
+
+    kind = digit.get("kind", "bundled")
+    if kind == "bundled":
+        label = check_int("digit label", digit.get("label", 0), 0, 9)
+        index = check_int("digit index", digit.get("index", 0), 0)
+        return (digit_image(label, index), label,
+                f"MNIST digit: class {label}, #{index} of the bundled subset")
+    if kind == "user" and "pixels" in digit:
+        image, note = prepare_user_image(np.asarray(digit["pixels"], dtype=np.float64), "digit pixels")
+        return image, None, f"your image {digit.get('name', '')} ({note}); class unknown"
+    raise ValueError(f"digit kind must be 'bundled' or 'user' (with pixels), got {kind!r}")
+
+
+def editor_inputs_from_state(state: dict):
+    """``(image, label, deformation, architecture)`` of an editor session ``state``
+    (keys ``digit``, ``deformation``, ``architecture`` or ``preset``; missing ones
+    take the defaults: digit 0 #0, identity, M1)."""
+    from dataclasses import fields
+
+    from ntkviz.core.cntk import PRESETS, architecture_from_dict
+
+    image, label, _ = digit_from_state(state.get("digit", {}))
+    names = {f.name for f in fields(core_deform.Deformation)}
+    given = state.get("deformation", {})
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise ValueError(f"deformation: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(names))}")
+    deformation = core_deform.Deformation(**given).validated()
+    if "architecture" in state:
+        arch = architecture_from_dict(state["architecture"])
+    else:
+        preset = state.get("preset", "M1")
+        if preset not in PRESETS:
+            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+        arch = PRESETS[preset]
+    arch.layer_sizes(*image.shape[:2])
+    return image, label, deformation, arch
+
+
+def context_table(response: "DeformResponse | None", context: "ContextResult | None") -> dict:
+    """``{category: {map: value}}`` for :data:`CONTEXT_CATEGORIES` and maps ckn, ntk,
+    pixel: the deformation's own distances and the context levels (NaN = unknown)."""
+    maps = ContextResult.MAPS
+    values = {cat: {m: float("nan") for m in maps} for cat in CONTEXT_CATEGORIES}
+    if response is not None:
+        values["deformation"] = {"ckn": response.ckn_distance, "ntk": response.ntk_distance,
+                                 "pixel": response.pixel_distance}
+    if context is not None:
+        for cat in CONTEXT_CATEGORIES[1:]:
+            for m in maps:
+                values[cat][m] = context.levels[m][cat]
+    return values
+
+
+def deform_csv_table(view: str, response: "DeformResponse", context: "ContextResult | None" = None
+                     ) -> tuple[list[str], list[list]]:
+    """``(header, rows)`` of an editor view: images one row per pixel (``row, col, value``),
+    ``displacement`` as ``row, col, tau_down_px, tau_right_px``, ``context`` as
+    ``category, map, relative_distance``."""
+    check_choice("view", view, DEFORM_VIEWS)
+    if view == "context":
+        rows = [[cat, m, v] for cat, row in context_table(response, context).items()
+                for m, v in row.items()]
+        return ["category", "map", "relative_distance"], rows
+    h, w = response.original.shape[:2]
+    r, c = (a.ravel().tolist() for a in np.mgrid[0:h, 0:w])
+    if view == "displacement":
+        return (["row", "col", "tau_down_px", "tau_right_px"],
+                [list(t) for t in zip(r, c, response.tau[0].ravel().tolist(),
+                                      response.tau[1].ravel().tolist())])
+    return ["row", "col", "value"], [list(t) for t in zip(r, c, getattr(response, view).ravel().tolist())]
 
 
 # --------------------------------------------------------------------------- context

@@ -23,55 +23,47 @@ from ntkviz.core.dynamics import (
     train_frames,
 )
 
-__all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS"]
+__all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS", "PAPER_CONFIG"]
 
 #: exportable tables / views of the training panel
 TRAIN_VIEWS = ("neurons", "predictor", "metrics")
 
 
+#: the paper's Fig. 1 set-up (d = 2, n = 15, m = 20, m0 = 3) at the non-lazy α = 0.01 (τ = 0.1)
+PAPER_CONFIG = TrainConfig(alpha=0.01, width=20, samples=15, teacher=3, lr=0.005, steps=10000)
+
+
 @dataclass(frozen=True)
 class TrainRequest:
-    """Everything a lazy-training run needs; see :class:`~ntkviz.core.dynamics.TrainConfig`.
+    """A run ``config`` and, with ``compare_alpha``, a second run at that α side by side
+    (same teacher, data, initialisation and step size). The default compares the
+    paper's non-lazy α = 0.01 (τ = 0.1) with lazy α = 100 (τ = 10)."""
 
-    Defaults are the paper's Fig. 1 set-up (d = 2, n = 15, m = 20, m0 = 3), non-lazy
-    α = 0.01 (τ = 0.1) beside lazy α = 100 (τ = 10), one step size for both.
-    """
-
-    alpha: float = 0.01
-    width: int = 20
-    samples: int = 15
-    teacher: int = 3
-    lr: float = 0.005
-    steps: int = 10000
-    frames: int = 120
-    seed: int = 0
-    dim: int = 2
-    ntk_scaling: bool = False
-    init: str = "symmetric"
-    log_time: bool = True
+    config: TrainConfig = PAPER_CONFIG
     compare_alpha: float | None = 100.0
 
     @classmethod
     def from_state(cls, state: dict) -> "TrainRequest":
-        """Build from a panel/session state (unknown keys ignored) and validate."""
-        names = {f.name for f in fields(cls)}
-        req = cls(**{k: v for k, v in state.items() if k in names})
-        req.configs()  # raises ValueError naming a bad field
+        """Build from a flat panel/session/CLI state: :class:`TrainConfig` fields (missing
+        ones from :data:`PAPER_CONFIG`) and ``compare_alpha``; other keys are ignored.
+        Raises ``ValueError`` naming a bad field."""
+        names = {f.name for f in fields(TrainConfig)}
+        config = replace(PAPER_CONFIG, **{k: v for k, v in state.items() if k in names})
+        req = cls(config, state.get("compare_alpha", cls.compare_alpha))
+        req.configs()
         return req
 
     def state(self) -> dict:
-        return asdict(self)
+        """The flat state :meth:`from_state` reads."""
+        return {**asdict(self.config), "compare_alpha": self.compare_alpha}
 
     def configs(self) -> tuple[TrainConfig, ...]:
         """The validated run configurations (one, or two with ``compare_alpha``)."""
-        base = TrainConfig(alpha=self.alpha, width=self.width, samples=self.samples,
-                           teacher=self.teacher, lr=self.lr, steps=self.steps, frames=self.frames,
-                           seed=self.seed, dim=self.dim, ntk_scaling=self.ntk_scaling,
-                           log_time=self.log_time, init=self.init).validated()
+        base = self.config.validated()
         if self.compare_alpha is None:
             return (base,)
         alpha2 = check_float("compare_alpha", self.compare_alpha, 1e-4, 1e6)
-        return base, TrainConfig(**{**asdict(base), "alpha": alpha2})
+        return base, replace(base, alpha=alpha2)
 
     def iterate(self) -> Iterator["TrainResponse"]:
         """Train every run in lock-step, yielding the cumulative response after each frame."""

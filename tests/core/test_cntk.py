@@ -195,13 +195,18 @@ def test_exp_architecture_has_no_ntk():
 
 def test_image_norms_cache_and_shape_checks():
     x = load_digits()[0][3] / 255.0
-    assert image_norms(x, PRESETS["M1"]) is image_norms(x.copy(), PRESETS["M1"])
+    n = image_norms(x, PRESETS["M1"])
+    assert n is image_norms(x.copy()[..., None], PRESETS["M1"])
+    assert cross_kernels(n, n, PRESETS["M1"]) == (n.k_ckn, n.k_ntk)   # same operations as the norm pass
+    assert rel_distances(n, n, PRESETS["M1"]) == (0.0, 0.0)
     with pytest.raises(ValueError, match="same shape"):
         cross_kernels(image_norms(x, PRESETS["M3"]), image_norms(x[:27, :27], PRESETS["M3"]), PRESETS["M3"])
     with pytest.raises(ValueError, match="another architecture"):
         cross_kernels(image_norms(x, PRESETS["M1"]), image_norms(x, PRESETS["M2"]), PRESETS["M1"])
     with pytest.raises(ValueError, match="NaN or infinite"):
         image_norms(np.full((28, 28), np.nan), PRESETS["M1"])
+    with pytest.raises(ValueError, match="too large for the exact kernel"):
+        image_norms(np.zeros((200, 200)), PRESETS["M1"])
 
 
 @pytest.mark.parametrize("arch,shape,match", [

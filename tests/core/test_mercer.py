@@ -291,6 +291,8 @@ def test_bad_spec():
         mercer_spectrum(KernelSpec("rbf"), 3, 10)
     with pytest.raises(ValueError, match="spec"):
         mercer_spectrum("ntk", 3, 10)
+    with pytest.raises(ValueError, match="dim must be >= 3"):
+        mercer_spectrum(KernelSpec("ntk", 3, 0.0, "step"), 2, 10)
     with pytest.raises(ValueError, match="k must"):
         multiplicity(3, -1)
     with pytest.raises(ValueError, match="dim"):

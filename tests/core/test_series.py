@@ -21,7 +21,8 @@ def gegenbauer_moment(f, k, p, dps=30):
                                [-1, 0, 1])
 
 
-@pytest.mark.parametrize("n,k,p", [(0, 0, 3), (4, 0, 5), (5, 3, 5), (10, 6, 4), (13, 1, 7), (8, 8, 3)])
+@pytest.mark.parametrize("n,k,p", [(0, 0, 3), (4, 0, 5), (5, 3, 5), (10, 6, 4), (13, 1, 7),
+                                   (8, 8, 3)])
 def test_monomial_moment_closed_form(n, k, p):
     expected = gegenbauer_moment(lambda t: t**n, k, p)
     assert math.exp(_series.log_monomial_moment(n, k, float(p))) == pytest.approx(

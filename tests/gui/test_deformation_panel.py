@@ -264,3 +264,26 @@ def test_exports(qtbot, panel, tmp_path):
     for view in panel.plot_items():
         path = export_plot(panel.plot_items()[view], tmp_path / f"{view}.png", width=400)
         assert QtGui.QImage(str(path)).width() == 400
+
+
+@pytest.mark.parametrize("value, ceil, floor", [(0.37, 0.5, 0.2), (1.0, 1.0, 1.0), (7.2e-3, 1e-2, 5e-3),
+                                                (2.0, 2.0, 2.0), (19.0, 20.0, 10.0)])
+def test_nice_limits(value, ceil, floor):
+    from ntkviz.gui.panels.deformation import nice_ceil, nice_floor
+
+    assert nice_ceil(value) == pytest.approx(ceil) and nice_floor(value) == pytest.approx(floor)
+    assert nice_ceil(0.0) == 1.0
+
+
+def test_arrows_of_a_constant_field():
+    from ntkviz.gui.panels.deformation import arrow_segments
+
+    tau = np.zeros((2, 28, 28))
+    tau[0], tau[1] = 3.0, 4.0  # |tau| = 5 px everywhere: down 3, right 4
+    x, y, factor = arrow_segments(tau, step=2, length_px=2.4)
+    assert factor == 0.2  # the largest 1-2-5 factor with 5 px * factor <= 2.4 px
+    shafts_x, shafts_y = x.reshape(-1, 3, 2)[:, 0], y.reshape(-1, 3, 2)[:, 0]  # shaft, 2 strokes
+    assert len(shafts_x) == 14 * 14
+    np.testing.assert_allclose(shafts_x[:, 1] - shafts_x[:, 0], 4.0 * 0.2)
+    np.testing.assert_allclose(shafts_y[:, 1] - shafts_y[:, 0], 3.0 * 0.2)
+    assert arrow_segments(np.zeros((2, 28, 28)))[2] == 0.0

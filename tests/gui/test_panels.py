@@ -141,7 +141,9 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     zeros = curves(panel.plot)[f"{spec.label}: exact zeros μ_k = 0 (on axis)"]
     np.testing.assert_array_equal(zeros.xData, sp.k[sp.exact_zero & (sp.k >= 1)])
     assert np.all(zeros.yData < item.yData.min())  # below every data point
+    panel.right.setCurrentWidget(panel.table)  # the table fills when shown
     assert panel.table_model.rowCount() == 2 * (panel.kmax.value() + 1)
+    assert panel.table_model.rows == panel.response.csv_table("spectrum")[1]
 
 
 def test_weighting_and_slope_views(qtbot, spectrum_panel):

@@ -74,7 +74,7 @@ def test_changing_alpha_while_playing_restarts_without_stale_frames(qtbot, panel
 
     def check(index):
         data = panel._data
-        seen.append((data.request.alpha, np.array_equal(drawn_net(panel), data.frame(0, index).net)))
+        seen.append((data.request.config.alpha, np.array_equal(drawn_net(panel), data.frame(0, index).net)))
 
     panel.frame_shown.connect(check)
     with qtbot.waitSignal(panel.computed, timeout=60000):
@@ -83,7 +83,7 @@ def test_changing_alpha_while_playing_restarts_without_stale_frames(qtbot, panel
         assert all(c.yData is None or len(c.yData) == 0 for c in panel.views[0].curves.values())
     qtbot.waitUntil(lambda: len(seen) > 0, timeout=5000)
     assert all(alpha == 3.0 and same for alpha, same in seen)
-    assert panel._data.request.alpha == 3.0 and panel._data.done
+    assert panel._data.request.config.alpha == 3.0 and panel._data.done
 
 
 def test_unstable_step_size_stops_with_a_message_instead_of_nan(qtbot, panel):

@@ -48,7 +48,7 @@ class QtPanel(QtWidgets.QWidget):
     #: ``build_request()`` returns a generator job (progress, cancellable between items)
     generator: bool = False
     #: trailing-edge throttle for parameter changes
-    throttle_ms: int = 40
+    throttle_ms: int = 30
 
     computed = Signal(int)  # request id, after a response was applied to the plots
     status = Signal(str)  # text for the main window's status bar (errors included)
@@ -68,7 +68,7 @@ class QtPanel(QtWidgets.QWidget):
         raise NotImplementedError
 
     def apply_response(self, response) -> None:
-        """Draw ``response`` (GUI thread)."""
+        """Draw ``response`` (GUI thread); ``self.response`` is already ``response``."""
         raise NotImplementedError
 
     def apply_item(self, item) -> None:
@@ -121,14 +121,15 @@ class QtPanel(QtWidgets.QWidget):
     def _on_returned(self, key: str, request_id: int, response) -> None:
         if key != self.key:
             return
+        previous, self.response = self.response, response
         try:
             self.apply_response(response)
         except Exception as exc:  # noqa: BLE001 - a drawing bug must not kill the app
             from ntkviz.gui.workers import readable_error
 
+            self.response = previous
             self._report_error(readable_error(exc))
             return
-        self.response = response
         self.last_error = ""
         self.computed.emit(request_id)
 

@@ -19,15 +19,17 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal, Slot
 
-from ntkviz.core.cntk import PRESETS, Architecture, Layer, architecture_from_dict, architecture_to_dict
+from ntkviz.core.cntk import PRESETS, Architecture, Layer, architecture_to_dict
 from ntkviz.core.deform import Deformation
 from ntkviz.core.digits import digit_image, load_digits, load_image_file
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.widgets import PALETTE, LabeledSlider, Readout
-from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, ContextResult,
-                         DeformRequest, prepare_user_image)
+from ntkviz.jobs import (CKN_RESOLUTION, CONTEXT_CATEGORIES, NTK_RESOLUTION, ContextRequest,
+                         ContextResult, DeformRequest, context_table, deform_csv_table,
+                         digit_from_state, editor_inputs_from_state, prepare_user_image)
 
-__all__ = ["QtDeformationPanel", "DEFORMATION_CONTROLS", "image_rows", "arrow_segments"]
+__all__ = ["QtDeformationPanel", "DEFORMATION_CONTROLS", "arrow_segments",
+           "nice_ceil", "nice_floor"]
 
 #: (Deformation field, label, minimum, maximum, mapping, decimals, units, tooltip)
 DEFORMATION_CONTROLS = (
@@ -55,13 +57,14 @@ DEFORMATION_CONTROLS = (
 )
 
 IMAGE_VIEWS = ("original", "deformed", "difference", "displacement")
-CONTEXT_CATEGORIES = (
-    ("deformation", "this deformation L_τx"),
-    ("nearest_same", "nearest same-label digit"),
-    ("mean_same", "mean over same-label digits"),
-    ("nearest_other", "nearest other-label digit"),
-    ("mean_other", "mean over other-label digits"),
-)
+#: legend of each context category (keys: ntkviz.jobs.CONTEXT_CATEGORIES)
+CONTEXT_LABELS = {
+    "deformation": "this deformation L_τx",
+    "nearest_same": "nearest same-label digit",
+    "mean_same": "mean over same-label digits",
+    "nearest_other": "nearest other-label digit",
+    "mean_other": "mean over other-label digits",
+}
 CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
 POOLINGS = ("gaussian", "average", "strided")
 PATCH_KERNELS = ("relu", "exp")
@@ -72,20 +75,33 @@ def _digest(image: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(image, dtype=np.float64).tobytes()).hexdigest()
 
 
-def image_rows(image: np.ndarray) -> tuple[list[str], list[list]]:
-    """CSV table of an image: one row per pixel, ``row, col, value``."""
-    h, w = image.shape
-    r, c = np.mgrid[0:h, 0:w]
-    rows = [[int(i), int(j), float(v)] for i, j, v in zip(r.ravel(), c.ravel(), image.ravel())]
-    return ["row", "col", "value"], rows
+def nice_ceil(value: float) -> float:
+    """The smallest of 1, 2, 5 x 10^k that is >= ``value`` (1 for ``value <= 0``)."""
+    if not value > 0:
+        return 1.0
+    e = math.floor(math.log10(value))
+    for m in (1.0, 2.0, 5.0, 10.0):
+        if m * 10.0 ** e >= value * (1 - 1e-12):
+            return m * 10.0 ** e
+    return 10.0 ** (e + 1)
 
 
-def arrow_segments(tau: np.ndarray, step: int = 2, length_px: float = 2.2):
+def nice_floor(value: float) -> float:
+    """The largest of 1, 2, 5 x 10^k that is <= ``value`` (``value > 0``)."""
+    e = math.floor(math.log10(value))
+    for m in (5.0, 2.0, 1.0):
+        if m * 10.0 ** e <= value * (1 + 1e-12):
+            return m * 10.0 ** e
+    return 10.0 ** (e - 1)
+
+
+def arrow_segments(tau: np.ndarray, step: int = 2, length_px: float = 2.4):
     """Arrow line segments of a displacement field for ``PlotCurveItem(connect="pairs")``.
 
     Arrows start at pixel centres every ``step`` pixels; they are scaled by a
-    common factor so that the longest is ``length_px`` pixels (returned, to be
-    shown in the title). Each arrow is a shaft and two head strokes.
+    common "nice" factor (1, 2, 5 x 10^k) so that the longest is at most
+    ``length_px`` pixels (the factor is returned, to be shown beside the
+    arrows). Each arrow is a shaft and two head strokes.
 
     Returns
     -------
@@ -101,7 +117,7 @@ def arrow_segments(tau: np.ndarray, step: int = 2, length_px: float = 2.2):
     big = mag.max() if mag.size else 0.0
     if big <= 0:
         return np.zeros(0), np.zeros(0), 0.0
-    factor = length_px / big
+    factor = nice_floor(length_px / big)
     keep = mag > 0.02 * big
     x0, y0 = c.ravel()[keep] + 0.5, r.ravel()[keep] + 0.5
     ux, uy = dx[keep] * factor, dy[keep] * factor
@@ -112,10 +128,8 @@ def arrow_segments(tau: np.ndarray, step: int = 2, length_px: float = 2.2):
     for turn in (2.6, -2.6):
         segs_x += [x1, x1 + head * np.cos(ang + turn)]
         segs_y += [y1, y1 + head * np.sin(ang + turn)]
-    # interleave as (start, end) pairs per segment
-    xs = np.stack(segs_x, axis=1).reshape(-1, 2, 1).transpose(0, 2, 1).reshape(-1)
-    ys = np.stack(segs_y, axis=1).reshape(-1, 2, 1).transpose(0, 2, 1).reshape(-1)
-    return xs, ys, factor
+    # per arrow: (start, end) of the shaft, then of the two head strokes
+    return np.stack(segs_x, axis=1).ravel(), np.stack(segs_y, axis=1).ravel(), factor
 
 
 def _format_distance(value: float, below: bool, resolution: float, identical: bool) -> str:
@@ -221,11 +235,11 @@ class QtDeformationPanel(QtPanel):
     key = "deform"
     title = "Deformations"
     heavy = False
-    throttle_ms = 40
+    throttle_ms = 0  # coalescing instead of a timer: see refresh()
     #: run the context job on the heavy (one-thread) pool
     context_heavy = False
     #: reference digits per label for the context distances
-    context_per_class = 30
+    context_per_class = ContextRequest.per_class
 
     #: emitted after a context result was drawn
     context_computed = Signal()
@@ -236,6 +250,8 @@ class QtDeformationPanel(QtPanel):
         self._norms: dict = {}
         self._context: ContextResult | None = None
         self._context_for = None
+        self._refresh_pending = False
+        self._arrow_label = ""
         self._digit = digit_image(0, 0)
         self._digit_label: int | None = 0
         self._digit_source: dict = {"kind": "bundled", "label": 0, "index": 0}
@@ -243,7 +259,7 @@ class QtDeformationPanel(QtPanel):
         self._deformation = Deformation()
         self._rng = np.random.default_rng()
         self._build()
-        self._set_preset_widgets("M1")
+        self._show_architecture(self._arch)
         dispatcher.returned.connect(self._on_context_returned)
         dispatcher.yielded.connect(self._on_context_yielded)
         dispatcher.errored.connect(self._on_context_errored)
@@ -465,7 +481,6 @@ class QtDeformationPanel(QtPanel):
         plot.setTitle("Context: relative distance from x to its deformation and to other bundled digits")
         plot.setLabel("left", "relative distance")
         plot.getAxis("left").enableAutoSIPrefix(False)
-        plot.showGrid(y=True, alpha=0.2)
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
@@ -474,8 +489,10 @@ class QtDeformationPanel(QtPanel):
         self.context_legend = legend
         self.context_bars: dict[str, pg.BarGraphItem] = {}
         n = len(CONTEXT_CATEGORIES)
+        assert set(CONTEXT_LABELS) == set(CONTEXT_CATEGORIES)
         width = 0.8 / n
-        for j, (cat, label) in enumerate(CONTEXT_CATEGORIES):
+        for j, cat in enumerate(CONTEXT_CATEGORIES):
+            label = CONTEXT_LABELS[cat]
             x = np.arange(len(CONTEXT_MAPS)) - 0.4 + (j + 0.5) * width
             color = PALETTE[j]
             bar = pg.BarGraphItem(x=x, height=np.zeros(len(x)), width=width * 0.9,
@@ -505,12 +522,28 @@ class QtDeformationPanel(QtPanel):
         self.refresh()
 
     def refresh(self, throttle_ms: int | None = None) -> int:
-        """Recompute the deformation (throttled, latest wins); start the context job
-        the first time a (digit, architecture) is shown."""
-        rid = super().refresh(throttle_ms)
-        if rid and self._context_for != self._context_key():
+        """Recompute the deformation; start the context job the first time a
+        (digit, architecture) is shown.
+
+        Coalescing (the editor's throttle): when idle the request starts at once;
+        while one is pending or running, changes only mark the panel dirty and the
+        latest parameters are submitted as soon as the running one has been drawn
+        (trailing edge). Every result therefore reaches the screen (a drag shows
+        one update per computation, ~1/latency per second) and the final slider
+        position is always computed. Returns the id the request has or will have.
+        """
+        if self._context_for != self._context_key():
             self._update_context()
-        return rid
+        if self.dispatcher.is_busy(self.key):
+            try:
+                self.build_request()  # report bad parameters now, like the base class
+            except ValueError as exc:
+                self._report_error(str(exc))
+                return 0
+            self._refresh_pending = True
+            return self.dispatcher.latest_id(self.key) + 1
+        self._refresh_pending = False
+        return super().refresh(0 if throttle_ms is None else throttle_ms)
 
     def _context_key(self) -> tuple:
         return (_digest(self._digit), self._digit_label, self._arch, self.context_per_class)
@@ -531,13 +564,13 @@ class QtDeformationPanel(QtPanel):
         self.set_bundled_digit(self.label_spin.value(), self.index_spin.value())
 
     def set_bundled_digit(self, label: int, index: int) -> None:
-        image = digit_image(label, index)
+        source = {"kind": "bundled", "label": int(label), "index": int(index)}
+        image, label, description = digit_from_state(source)
         for spin, val in ((self.label_spin, label), (self.index_spin, index)):
             spin.blockSignals(True)
-            spin.setValue(val)
+            spin.setValue(int(val))
             spin.blockSignals(False)
-        self._set_digit(image, label, {"kind": "bundled", "label": int(label), "index": int(index)},
-                        f"MNIST digit: class {label}, #{index} of the bundled subset")
+        self._set_digit(image, label, source, description)
 
     def pick_random_digit(self) -> None:
         self.set_bundled_digit(int(self._rng.integers(10)),
@@ -583,30 +616,30 @@ class QtDeformationPanel(QtPanel):
             self.load_user_image(path)
 
     # architecture
-    def _set_preset_widgets(self, name: str) -> None:
-        arch = PRESETS[name]
-        self.preset_combo.blockSignals(True)
-        self.preset_combo.setCurrentText(name)
-        self.preset_combo.blockSignals(False)
-        self.norm_combo.blockSignals(True)
-        self.norm_combo.setCurrentText(arch.patch_normalization)
-        self.norm_combo.blockSignals(False)
-        self.layer_table.set_layers(arch.layers)
-        self._arch_valid(arch)
+    @staticmethod
+    def _preset_name(arch: Architecture) -> str:
+        return next((k for k, a in PRESETS.items() if a == arch), CUSTOM)
+
+    def _show_architecture(self, arch: Architecture, layers: bool = True) -> bool:
+        """Put ``arch`` in the editor widgets (no signals); True if it is valid."""
+        for combo, text in ((self.preset_combo, self._preset_name(arch)),
+                            (self.norm_combo, arch.patch_normalization)):
+            combo.blockSignals(True)
+            combo.setCurrentText(text)
+            combo.blockSignals(False)
+        if layers:
+            self.layer_table.set_layers(arch.layers)
+        return self._arch_valid(arch)
 
     def _on_preset_changed(self, name: str) -> None:
         if name in PRESETS:
-            self._set_preset_widgets(name)
+            self._show_architecture(PRESETS[name])
             self.set_architecture(PRESETS[name])
 
     def _on_layers_edited(self, *_):
         arch = Architecture(layers=self.layer_table.layers(),
                             patch_normalization=self.norm_combo.currentText())
-        name = next((k for k, a in PRESETS.items() if a == arch), CUSTOM)
-        self.preset_combo.blockSignals(True)
-        self.preset_combo.setCurrentText(name)
-        self.preset_combo.blockSignals(False)
-        if self._arch_valid(arch):
+        if self._show_architecture(arch, layers=False):
             self.set_architecture(arch)
 
     def _arch_valid(self, arch: Architecture) -> bool:
@@ -637,23 +670,27 @@ class QtDeformationPanel(QtPanel):
         self._norms[(_digest(resp.original), resp.architecture)] = resp.reference_norms
         if len(self._norms) > 16:
             self._norms.pop(next(iter(self._norms)))
-        self.response = resp  # (the base class sets it too, after drawing)
-        self.images["original"].setImage(resp.original, autoLevels=False)
+        self.response = resp  # (the base class sets it too)
+        # only what changed is redrawn; colour scales use "nice" limits (1, 2, 5 x 10^k)
+        # so they stay put while a slider is dragged
+        drawn = self.images["original"].image
+        if drawn is None or not np.array_equal(drawn, resp.original):
+            self.images["original"].setImage(resp.original, autoLevels=False)
+            self.bars["original"].setLevels((0, 1))
+            self.bars["deformed"].setLevels((0, 1))
         self.images["deformed"].setImage(resp.deformed, autoLevels=False)
-        self.bars["original"].setLevels((0, 1))
-        self.bars["deformed"].setLevels((0, 1))
-        m = float(np.max(np.abs(resp.difference)))
-        m = m if m > 0 else 1.0
+        m = nice_ceil(float(np.max(np.abs(resp.difference))))
         self.images["difference"].setImage(resp.difference, autoLevels=False)
-        self.bars["difference"].setLevels((-m, m))
+        self._set_levels("difference", (-m, m))
         mag = np.hypot(resp.tau[0], resp.tau[1])
-        top = float(mag.max()) if mag.max() > 0 else 1.0
         self.images["displacement"].setImage(mag, autoLevels=False)
-        self.bars["displacement"].setLevels((0, top))
+        self._set_levels("displacement", (0.0, nice_ceil(float(mag.max()))))
         x, y, factor = arrow_segments(resp.tau)
         self.arrows.setData(x, y)
-        self.bars["displacement"].getAxis("left").setLabel(
-            f"|τ| (px); arrows ×{factor:.2g}" if factor else "|τ| (px)")
+        label = f"|τ| (px); arrows ×{factor:g}" if factor else "|τ| (px)"
+        if label != self._arrow_label:
+            self._arrow_label = label
+            self.bars["displacement"].getAxis("left").setLabel(label)
         r = self.readouts
         r["tau_sup"].setValue(resp.tau_sup)
         r["jacobian_sup"].setValue(resp.jacobian_sup)
@@ -710,21 +747,19 @@ class QtDeformationPanel(QtPanel):
 
     @Slot(str, bool)
     def _on_busy(self, key: str, busy: bool) -> None:
+        if key == self.key and not busy and self._refresh_pending:
+            self._refresh_pending = False
+            QtPanel.refresh(self, 0)  # the trailing edge: the latest parameters
         if key == self.context_key and not busy and self._context is None:
             self.context_progress.setVisible(False)
 
     def context_values(self) -> dict[str, dict[str, float]]:
         """What the context plot shows: ``{category: {map: value}}`` (NaN = not drawn)."""
-        resp = self.response
-        values = {cat: {m: float("nan") for m, _ in CONTEXT_MAPS} for cat, _ in CONTEXT_CATEGORIES}
-        if resp is not None:
-            values["deformation"] = {"ckn": resp.ckn_distance, "ntk": resp.ntk_distance,
-                                     "pixel": resp.pixel_distance}
-        if self._context is not None:
-            for cat, _ in CONTEXT_CATEGORIES[1:]:
-                for m, _ in CONTEXT_MAPS:
-                    values[cat][m] = self._context.levels[m][cat]
-        return values
+        return context_table(self.response, self._context)
+
+    def _set_levels(self, name: str, levels: tuple[float, float]) -> None:
+        if tuple(self.bars[name].levels()) != levels:  # (the image keeps the bar's levels)
+            self.bars[name].setLevels(levels)
 
     def _draw_context(self) -> None:
         values = self.context_values()
@@ -744,21 +779,9 @@ class QtDeformationPanel(QtPanel):
         return items
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
-        resp = self.response
-        if view == "context":
-            rows = [[cat, m, v] for cat, row in self.context_values().items() for m, v in row.items()]
-            return ["category", "map", "relative_distance"], rows
-        if resp is None:
+        if self.response is None:
             raise ValueError("nothing computed yet")
-        if view in ("original", "deformed", "difference"):
-            return image_rows(getattr(resp, view))
-        if view == "displacement":
-            h, w = resp.tau.shape[1:]
-            r, c = np.mgrid[0:h, 0:w]
-            rows = [[int(i), int(j), float(a), float(b)] for i, j, a, b in
-                    zip(r.ravel(), c.ravel(), resp.tau[0].ravel(), resp.tau[1].ravel())]
-            return ["row", "col", "tau_down_px", "tau_right_px"], rows
-        raise ValueError(f"view must be one of {', '.join(self.plot_items())}; got {view!r}")
+        return deform_csv_table(view, self.response, self._context)
 
     def state(self) -> dict:
         preset = self.preset_combo.currentText()
@@ -768,36 +791,17 @@ class QtDeformationPanel(QtPanel):
                 "architecture": architecture_to_dict(self._arch)}
 
     def set_state(self, state: dict) -> None:
-        arch = self._arch
-        if "architecture" in state:
-            arch = architecture_from_dict(state["architecture"])
-        elif state.get("preset") in PRESETS:
-            arch = PRESETS[state["preset"]]
-        name = next((k for k, a in PRESETS.items() if a == arch), None)
-        if name:
-            self._set_preset_widgets(name)
-        else:
-            self.preset_combo.blockSignals(True)
-            self.preset_combo.setCurrentText(CUSTOM)
-            self.preset_combo.blockSignals(False)
-            self.norm_combo.blockSignals(True)
-            self.norm_combo.setCurrentText(arch.patch_normalization)
-            self.norm_combo.blockSignals(False)
-            self.layer_table.set_layers(arch.layers)
-        if self._arch_valid(arch):
+        state = {"digit": self._digit_source, **state}
+        image, label, d, arch = editor_inputs_from_state(state)  # ValueError: nothing changed
+        if self._show_architecture(arch):
             self._arch = arch
-        d = Deformation(**{k: v for k, v in state.get("deformation", {}).items()
-                           if k in {f.name for f in dataclasses.fields(Deformation)}})
-        for name_, s in self.sliders.items():
-            s.setValue(getattr(d, name_), emit=False)
-        digit = state.get("digit", {})
-        if digit.get("kind") == "user" and "pixels" in digit:
-            image, note = prepare_user_image(np.asarray(digit["pixels"], dtype=np.float64))
-            self._set_digit(image, None, dict(digit), f"your image {digit.get('name', '')} ({note})")
-        elif digit.get("kind") == "bundled":
-            self.set_bundled_digit(int(digit.get("label", 0)), int(digit.get("index", 0)))
+        for name, s in self.sliders.items():
+            s.setValue(getattr(d, name), emit=False)
+        digit = state["digit"]
+        if digit.get("kind", "bundled") == "bundled":
+            self.set_bundled_digit(label, digit.get("index", 0))
         else:
-            self.refresh(throttle_ms=0)
+            self._set_digit(image, None, dict(digit), digit_from_state(digit)[2])
 
     def help_html(self) -> str:
         return (

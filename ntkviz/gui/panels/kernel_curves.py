@@ -130,13 +130,21 @@ class QtKernelCurvesPanel(QtPanel):
         return KernelCurveRequest.from_state(self.state())
 
     def _sync(self, view: str, plot: pg.PlotWidget, labels: tuple) -> list:
-        """Make ``plot`` hold one PlotDataItem per label (re-created only when they change)."""
-        if self._labels[view] != labels:
-            for item in self._items[view]:
+        """Make ``plot`` hold one PlotDataItem per label: items are re-created only when
+        their number changes, otherwise renamed in place (dragging stays cheap)."""
+        items = self._items[view]
+        if len(items) != len(labels):
+            for item in items:
                 plot.removeItem(item)
-            self._items[view] = [plot.plot(name=lab) for lab in labels]
-            self._labels[view] = labels
-        return self._items[view]
+            items = self._items[view] = [plot.plot(name=lab) for lab in labels]
+        elif self._labels[view] != labels:
+            legend = plot.getPlotItem().legend
+            for item, lab in zip(items, labels):
+                if item.name() != lab:
+                    item.opts["name"] = lab
+                    legend.getLabel(item).setText(lab)
+        self._labels[view] = labels
+        return items
 
     def apply_response(self, r) -> None:
         deriv = r.request.derivative

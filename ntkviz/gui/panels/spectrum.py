@@ -80,8 +80,9 @@ class QtSpectrumPanel(QtPanel):
 
     def __init__(self, dispatcher, parent=None):
         super().__init__(dispatcher, parent)
-        self._items: list = []
-        self._labels: tuple = ()
+        self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item)
+        self._used: set = set()
+        self._table_stale = True
 
         self.kernels = KernelChooser(default=("ntk", "arccos1"))
         self.dim = LabeledSlider("dimension p", 2, 1000, 3, mapping="log", integer=True,
@@ -142,6 +143,7 @@ class QtSpectrumPanel(QtPanel):
         self.right = QtWidgets.QTabWidget()
         self.right.addTab(plots, "Plots")
         self.right.addTab(self.table, "Values table")
+        self.right.currentChanged.connect(self._on_tab)
 
         lay = QtWidgets.QHBoxLayout(self)
         lay.addWidget(scroll)
@@ -159,15 +161,24 @@ class QtSpectrumPanel(QtPanel):
         return SpectrumRequest.from_state(self.state())
 
     # --------------------------------------------------------------- drawing
-    def _clear(self) -> None:
-        for plot, item in self._items:
-            plot.removeItem(item)
-        self._items = []
+    def _item(self, plot, key: tuple, make):
+        """The plot item cached under ``key`` (created by ``make()`` and added to ``plot``
+        on first use); items not requested during an update are removed at its end."""
+        if key not in self._items:
+            self._items[key] = (plot, make())
+            plot.addItem(self._items[key][1])
+        self._used.add(key)
+        return self._items[key][1]
 
-    def _add(self, plot, item):
-        plot.addItem(item)
-        self._items.append((plot, item))
+    def _curve(self, plot, key: tuple, x, y, **style):
+        item = self._item(plot, key, lambda: pg.PlotDataItem(**style))
+        item.setData(x, y)
         return item
+
+    def _drop_unused(self) -> None:
+        for key in [k for k in self._items if k not in self._used]:
+            plot, item = self._items.pop(key)
+            plot.removeItem(item)
 
     def apply_response(self, r) -> None:
         req = r.request
@@ -175,56 +186,69 @@ class QtSpectrumPanel(QtPanel):
         ylab = "N(p, k) μ<sub>k</sub>" if req.weighted else "μ<sub>k</sub>"
         pi.setLabel("left", ylab)
         pi.setTitle(f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
-        self._clear()
+        self._used = set()
         positive = np.concatenate([s.y[s.shown & (s.k >= 1)] for s in r.series] or [np.ones(1)])
         positive = positive[positive > 0]
         floor = float(positive.min()) / 30.0 if positive.size else 1e-300
         n_zero = n_bad = 0
         for i, s in enumerate(r.series):
             m = s.shown & (s.k >= 1)
-            self._add(pi, pg.PlotDataItem(s.k[m], s.y[m], pen=pen(i, 1.5), symbol="o",
-                                          symbolSize=4, symbolPen=None,
-                                          symbolBrush=pen(i).color(), name=s.label))
+            self._curve(pi, ("mu", i, s.label), s.k[m], s.y[m], pen=pen(i, 1.5), symbol="o",
+                        symbolSize=4, symbolPen=None, symbolBrush=pen(i).color(),
+                        name=s.label)
             z = s.zero & (s.k >= 1)
             if z.any():
                 n_zero += int(z.sum())
                 # one row of markers per kernel, stacked below the data (log axis)
-                self._add(pi, pg.PlotDataItem(s.k[z], np.full(int(z.sum()), floor / 3.0 ** i),
-                                              pen=None,
-                                              symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
-                                              symbolBrush=pg.mkBrush(None),
-                                              name=f"{s.label}: exact zeros μ_k = 0 (on axis)"))
+                self._curve(pi, ("zero", i, s.label), s.k[z],
+                            np.full(int(z.sum()), floor / 3.0 ** i), pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
+                            symbolBrush=pg.mkBrush(None),
+                            name=f"{s.label}: exact zeros μ_k = 0 (on axis)")
             b = s.unresolved & (s.k >= 1)
             if b.any():
                 n_bad += int(b.sum())
                 yb = np.where(np.isfinite(s.y[b]) & (s.y[b] > 0), s.y[b], floor)
-                self._add(pi, pg.PlotDataItem(s.k[b], yb, pen=None, symbol="x", symbolSize=9,
-                                              symbolPen=pen("#d00000", 1.5),
-                                              symbolBrush=pg.mkBrush("#d00000"),
-                                              name=f"{s.label}: unresolved (error > 1%)"))
+                self._curve(pi, ("bad", i, s.label), s.k[b], yb, pen=None, symbol="x",
+                            symbolSize=9, symbolPen=pen("#d00000", 1.5),
+                            symbolBrush=pg.mkBrush("#d00000"),
+                            name=f"{s.label}: unresolved (error > 1%)")
             if self.slope.isChecked() and len(s.slope):
-                self._add(ps, pg.PlotDataItem(s.slope_k, s.slope, pen=pen(i, 1.5), symbol="o",
-                                              symbolSize=4, symbolPen=None,
-                                              symbolBrush=pen(i).color(), name=s.label))
+                self._curve(ps, ("slope", i, s.label), s.slope_k, s.slope, pen=pen(i, 1.5),
+                            symbol="o", symbolSize=4, symbolPen=None,
+                            symbolBrush=pen(i).color(), name=s.label)
         if self.guides.isChecked():
             for j, g in enumerate(r.guides):
                 ok = np.isfinite(g.values) & (g.values > 0)
                 first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
                 gp = pen(g.kernel_index, 1.2, QtCore.Qt.PenStyle.DashLine if first
                          else QtCore.Qt.PenStyle.DotLine)
-                self._add(pi, pg.PlotDataItem(g.k[ok], g.values[ok], pen=gp,
-                                              name=f"guide {g.label}"))
+                self._curve(pi, ("guide", g.kernel_index, g.label), g.k[ok], g.values[ok],
+                            pen=gp, name=f"guide {g.label}")
                 if self.slope.isChecked():
-                    self._add(ps, pg.InfiniteLine(pos=g.exponent, angle=0, pen=gp,
-                                                  label=f"{g.exponent:g}",
-                                                  labelOpts={"position": 0.03,
-                                                             "color": gp.color()}))
+                    line = self._item(ps, ("level", g.kernel_index, g.label),
+                                      lambda: pg.InfiniteLine(
+                                          angle=0, pen=gp, label=f"{g.exponent:g}",
+                                          labelOpts={"position": 0.03, "color": gp.color()}))
+                    line.setValue(g.exponent)
+        self._drop_unused()
         self.plot_slope.setVisible(self.slope.isChecked())
         self.mu0.setValue("; ".join(f"{s.label}: {s.y[0]:.6g}" for s in r.series if s.k[0] == 0))
         self.counts.setValue(f"{n_zero} exact zeros (▽ on the axis), {n_bad} unresolved (×)")
-        self.table_model.set_table(*r.csv_table("spectrum"))
+        self._table_stale = True
+        if self.right.currentWidget() is self.table:
+            self._fill_table()
         self.status.emit(f"{self.title}: p = {req.dim}, k ≤ {req.kmax}, {len(r.series)} kernel(s)"
                          f", {n_zero} exact zeros, {n_bad} unresolved")
+
+    def _fill_table(self) -> None:
+        """Fill the values table (lazily: only when it is shown)."""
+        if self.response is not None and self._table_stale:
+            self.table_model.set_table(*self.response.csv_table("spectrum"))
+            self._table_stale = False
+
+    def _on_tab(self, _index: int) -> None:
+        if self.right.currentWidget() is self.table:
+            self._fill_table()
 
     # --------------------------------------------------------------- export
     def plot_items(self) -> dict:

@@ -83,6 +83,7 @@ def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.Plo
     item.setLogMode(x=log, y=log)
     for name in ("bottom", "left"):  # axes are static while a run plays: paint them from a cache
         item.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        item.getAxis(name).enableAutoSIPrefix(False)
     item.titleLabel.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
     return item
 
@@ -104,9 +105,11 @@ class _RunView:
         self.neurons = _log_plot("", "p₁", "p₂")
         self.neurons.setAspectLocked(True)
         self.neurons.showGrid(x=False, y=False)  # the unit circle and teacher rays guide the eye
-        self.predictor = _log_plot("predictor on the circle", "angle θ of x = (cos θ, sin θ)",
+        self.predictor = _log_plot("predictor on the circle", "angle θ, x = (cos θ, sin θ)",
                                    "output")
         self.metrics = _log_plot("metrics", "time t = step size × step", "", log=True)
+        self.predictor.getAxis("bottom").setTicks(
+            [[(k * np.pi / 2, lab) for k, lab in enumerate(("0", "π/2", "π", "3π/2", "2π"))]])
         circle = np.linspace(0, 2 * np.pi, 200)
         self.neurons.addItem(pg.PlotDataItem(np.cos(circle), np.sin(circle),
                                              pen=pg.mkPen("#888888", width=1,
@@ -120,12 +123,12 @@ class _RunView:
         # a > 0 drawn larger, under a < 0: a symmetrised pair (same p_j) shows as a ring
         self.dots = {s: pg.PlotDataItem(pen=None, symbol="o", symbolSize=size, symbolPen=None,
                                         symbolBrush=pg.mkBrush(c),
-                                        name=f"neuron p<sub>j</sub>, a<sub>j</sub> {op} 0")
+                                        name=f"neuron, a<sub>j</sub> {op} 0")
                      for s, c, op, size in ((1, POS, "&gt;", 9), (-1, NEG, "&lt;", 5))}
         self.teacher = {s: pg.PlotDataItem(pen=None, symbol="star", symbolSize=16,
                                            symbolPen=pg.mkPen("k", width=1),
                                            symbolBrush=pg.mkBrush(c),
-                                           name=f"teacher neuron, a* {op} 0")
+                                           name=f"teacher, a* {op} 0")
                         for s, c, op in ((1, POS, "&gt;"), (-1, NEG, "&lt;"))}
         for s in (1, -1):
             self.neurons.addItem(self.paths[s])
@@ -169,8 +172,10 @@ class _RunView:
         self.result = result
         cfg, setup = result.setup.config, result.setup
         if fresh:
+            projected = "" if cfg.dim == 2 else ", (e₁, e₂) coordinates"
             self.neurons.setTitle(f"α = {cfg.alpha:.4g} (τ = {cfg.tau:.3g}): neurons "
-                                  "p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub>", size="10pt")
+                                  f"p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub>{projected}",
+                                  size="10pt")
             tp = setup.teacher_positions
             for s in (1, -1):
                 sel = np.sign(setup.teacher_a) == s
@@ -276,7 +281,8 @@ class QtTrainingPanel(QtPanel):
         from ntkviz.core.dynamics import METRICS
         from ntkviz.jobs import TrainRequest
 
-        d = TrainRequest()
+        defaults = TrainRequest()
+        d = defaults.config
         self._request = None  # the request whose frames are shown
         self._data = None  # latest TrainResponse (partial or final) for _request
         self._index = 0
@@ -296,8 +302,9 @@ class QtTrainingPanel(QtPanel):
         self.tau = Readout("τ = √α", fmt="{:.4g}")
         self.compare = QtWidgets.QGroupBox("side by side with a second α")
         self.compare.setCheckable(True)
-        self.compare.setChecked(d.compare_alpha is not None)
-        self.alpha2 = LabeledSlider("α₂", 1e-3, 1e4, d.compare_alpha or 100.0, decimals=4, **log,
+        self.compare.setChecked(defaults.compare_alpha is not None)
+        self.alpha2 = LabeledSlider("α₂", 1e-3, 1e4, defaults.compare_alpha or 100.0, decimals=4,
+                                    **log,
                                     tooltip="output scale of the second run (same data, "
                                             "initialisation and step size)")
         self.tau2 = Readout("τ₂", fmt="{:.4g}")
@@ -378,7 +385,10 @@ class QtTrainingPanel(QtPanel):
         self.canvas.viewport().installEventFilter(self)
         self.layout_item = self.canvas.ci
         self.views = [_RunView(), _RunView()]
-        self.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-4)
+        self.legend = pg.LegendItem(labelTextSize="8pt")
+        # natural height, top of its column (a stretched legend spreads its rows apart)
+        self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
+                                  QtWidgets.QSizePolicy.Policy.Fixed)
         _static(self.legend)
         self._rows_shown = 0
         self._arrange(1 + self.compare.isChecked())
@@ -672,6 +682,7 @@ class QtTrainingPanel(QtPanel):
             for c, plot in enumerate(view.plots()):
                 lay.addItem(plot, row=r, col=c)
         lay.addItem(self.legend, row=0, col=3, rowspan=rows)
+        lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
         grid = lay.layout
         for c, stretch in enumerate((10, 12, 13, 1)):
             grid.setColumnStretchFactor(c, stretch)
