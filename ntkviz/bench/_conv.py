@@ -14,7 +14,7 @@ import tracemalloc
 import numpy as np
 
 from ntkviz.bench import Result, median_time
-from ntkviz.bench._kernels import _cpu_time as _cpu_median  # median thread CPU time (shared helper)
+from ntkviz.bench import median_cpu_time as _cpu_median
 
 N_GRAM = 50
 

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ntkviz.bench import Result, median_time
+from ntkviz.bench import Result, median_cpu_time, median_time
 
 GRID = 2001
 
@@ -20,7 +20,7 @@ def run(repeats: int) -> list[Result]:
     for depth in (2, 10, 50):
         spec = KernelSpec("ntk", depth)
         t = median_time(lambda: evaluate_kernel(spec, u), repeats)
-        cpu = _cpu_time(lambda: evaluate_kernel(spec, u), repeats)
+        cpu = median_cpu_time(lambda: evaluate_kernel(spec, u), repeats)
         results.append(Result(f"kernel curve NTK relu L={depth}, {GRID} points", t, 5e-3,
                               f"(CPU time {cpu * 1e3:.2f} ms; load avg {os.getloadavg()[0]:.1f})"))
     spec = KernelSpec("ntk", 10, activation="tanh")
@@ -39,12 +39,3 @@ def run(repeats: int) -> list[Result]:
     return results
 
 
-def _cpu_time(fn, repeats: int) -> float:
-    """Median thread CPU time of ``fn()`` (insensitive to other processes on a loaded machine)."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.thread_time()
-        fn()
-        times.append(time.thread_time() - t0)
-    return float(np.median(times))

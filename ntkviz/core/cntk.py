@@ -503,18 +503,21 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                 P[xp] = 0.0
             if first:
                 k = 0
-                for b in range(s):
-                    for xp in range(nxp):
-                        Col[xp] = 0.0
+                for b in range(s):  # the first column offset sums straight into P (0 + x is exact)
+                    acc = P if b == 0 else Col
+                    if b > 0:
+                        for xp in range(nxp):
+                            Col[xp] = 0.0
                     for a in range(s * nc):
                         yv = py[k, i2 * w + t]
                         if yv != 0.0:
                             base = k * nxp
                             for xp in range(nxp):
-                                Col[xp] += pxc[base + xp] * yv
+                                acc[xp] += pxc[base + xp] * yv
                         k += 1
-                    for xp in range(nxp):
-                        P[xp] += Col[xp]
+                    if b > 0:
+                        for xp in range(nxp):
+                            P[xp] += Col[xp]
                 if ntk:
                     for xp in range(nxp):
                         Q[xp] = P[xp]
@@ -524,23 +527,27 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                     dst = P if pass_ == 0 else Q
                     for xp in range(nxp):
                         dst[xp] = 0.0
-                    for b in offs:
+                    for b in offs:  # offs[0] == 0: that column offset sums straight into dst
                         c2 = t + b
                         if c2 < 0 or c2 >= w:
                             continue
                         j0 = max(0, -b)
                         j1 = min(w, w - b)
-                        for xp in range(nxp):
-                            Col[xp] = 0.0
+                        acc = dst if b == 0 else Col
+                        if b != 0:
+                            for xp in range(nxp):
+                                Col[xp] = 0.0
                         for a in offs:
                             r2 = i2 + a
                             if r2 < 0 or r2 >= h:
                                 continue
                             for i in range(max(0, -a), min(h, h - a)):
+                                row = src[r2, c2, i + a]
                                 for j in range(j0, j1):
-                                    Col[i * w + j] += src[r2, c2, i + a, j + b]
-                        for xp in range(nxp):
-                            dst[xp] += Col[xp]
+                                    acc[i * w + j] += row[j + b]
+                        if b != 0:
+                            for xp in range(nxp):
+                                dst[xp] += Col[xp]
             # non-linearity: cosine (P * 1/n) * 1/n', then the reference's formulas
             iny = 1.0 / max(nyv, 1e-6)
             if kern == 0:

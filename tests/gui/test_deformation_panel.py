@@ -266,8 +266,9 @@ def test_exports(qtbot, panel, tmp_path):
         assert QtGui.QImage(str(path)).width() == 400
 
 
-@pytest.mark.parametrize("value, ceil, floor", [(0.37, 0.5, 0.2), (1.0, 1.0, 1.0), (7.2e-3, 1e-2, 5e-3),
-                                                (2.0, 2.0, 2.0), (19.0, 20.0, 10.0)])
+@pytest.mark.parametrize("value, ceil, floor", [(0.37, 0.4, 0.2), (1.0, 1.0, 1.0), (7.2e-3, 8e-3, 5e-3),
+                                                (2.0, 2.0, 2.0), (19.0, 20.0, 10.0),
+                                                (2.175, 2.5, 2.0), (0.96, 1.0, 0.5)])
 def test_nice_limits(value, ceil, floor):
     from ntkviz.gui.panels.deformation import nice_ceil, nice_floor
 

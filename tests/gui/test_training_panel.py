@@ -134,3 +134,17 @@ def test_odd_width_is_made_even(qtbot, panel):
     computed(qtbot, panel, SMALL)
     panel.width_m.setValue(21)
     assert panel.width_m.value() % 2 == 0
+
+
+def test_playback_drops_frames_rather_than_falling_behind(qtbot, panel):
+    computed(qtbot, panel, SMALL)
+    panel.show_frame(0)
+    panel._restart_clock(0)  # the clock of a playing timeline, ticks driven by hand
+    panel._play_ready = False  # the last frame is still being painted
+    dropped = panel.frames_dropped
+    panel._on_tick()
+    assert panel.frames_dropped == dropped + 1 and panel.current_index() == 0
+    qtbot.wait(500)  # 15 frames' worth of wall-clock time at 30 frames/s
+    panel._play_ready = True
+    panel._on_tick()
+    assert panel.current_index() >= 12  # jumps to the wall-clock frame, skipping the others

@@ -1,8 +1,9 @@
 """The kernel chooser shared by the kernel-curve and spectrum panels.
 
-It turns check boxes (κ0, κ1, NTK, NNGP), an activation, a depth slider, extra
-depths, a bias slider and the normalisation choice into a tuple of
-``KernelSpec`` (contract §A), and round-trips its state for sessions.
+Check boxes (κ0, κ1, NTK, NNGP), an activation, a depth slider, extra depths, a
+bias slider and the normalisation choice; :meth:`KernelChooser.state` feeds
+:func:`ntkviz.jobs.specs_from_choice` (through the requests' ``from_state``) and
+round-trips for sessions.
 """
 from __future__ import annotations
 
@@ -80,14 +81,6 @@ class KernelChooser(QtWidgets.QGroupBox):
         form3 = QtWidgets.QFormLayout()
         form3.addRow("normalisation", self.normalize)
         lay.addLayout(form3)
-
-    def specs(self) -> tuple:
-        """The ``KernelSpec`` tuple for the current choice (raises ``ValueError``)."""
-        from ntkviz.jobs import specs_from_choice
-
-        st = self.state()
-        return specs_from_choice(st["kernels"], st["depth"], st["extra_depths"], st["bias"],
-                                 st["activation"], st["normalize"])
 
     def state(self) -> dict:
         return {

@@ -76,11 +76,12 @@ def _digest(image: np.ndarray) -> str:
 
 
 def nice_ceil(value: float) -> float:
-    """The smallest of 1, 2, 5 x 10^k that is >= ``value`` (1 for ``value <= 0``)."""
+    """The smallest of (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8) x 10^k that is >= ``value``
+    (1 for ``value <= 0``): a colour-scale limit wasting at most a third of the scale."""
     if not value > 0:
         return 1.0
     e = math.floor(math.log10(value))
-    for m in (1.0, 2.0, 5.0, 10.0):
+    for m in (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0):
         if m * 10.0 ** e >= value * (1 - 1e-12):
             return m * 10.0 ** e
     return 10.0 ** (e + 1)
@@ -671,7 +672,7 @@ class QtDeformationPanel(QtPanel):
         if len(self._norms) > 16:
             self._norms.pop(next(iter(self._norms)))
         self.response = resp  # (the base class sets it too)
-        # only what changed is redrawn; colour scales use "nice" limits (1, 2, 5 x 10^k)
+        # only what changed is redrawn; colour scales use "nice" limits (nice_ceil)
         # so they stay put while a slider is dragged
         drawn = self.images["original"].image
         if drawn is None or not np.array_equal(drawn, resp.original):
