@@ -8,11 +8,12 @@ for ``context``); PNG/SVG are rendered by the editor panel itself offscreen
 """
 from __future__ import annotations
 
-from ntkviz.cli._common import output_path, positive_int, write_csv
+from ntkviz.cli._common import output_path, write_csv
+from ntkviz.cli._export_stability import add_output_options, render_view
 
 SUFFIXES = (".png", ".svg", ".csv")
 PANEL = "ntkviz.gui.panels.deformation:QtDeformationPanel"
-VIEWS = ("original", "deformed", "difference", "displacement", "context")
+VIEWS = ("original", "deformed", "difference", "displacement", "context")  # = jobs.DEFORM_VIEWS
 #: (option, Deformation field, type, help)
 DEFORMATION_OPTIONS = (
     ("--translate-x", "translate_x", float, "shift right, px"),
@@ -40,10 +41,7 @@ def register(sub) -> None:
         p.add_argument(opt, type=typ, default=None, help=text)
     p.add_argument("--arch", default="M1", metavar="PRESET", help="architecture preset M1..M4")
     p.add_argument("--view", choices=VIEWS, default="deformed", help="view (default deformed)")
-    p.add_argument("--out", required=True, metavar="FILE",
-                   help="output file: .png, .svg (figure as in the app) or .csv (plotted data)")
-    p.add_argument("--width", type=positive_int, default=None, metavar="PX",
-                   help="PNG width in pixels")
+    add_output_options(p)
     p.set_defaults(func=run)
 
 
@@ -79,12 +77,6 @@ def run(args) -> int:
     if out.suffix.lower() == ".csv":
         write_csv(out, *deform_csv_table(args.view, response, context))
     else:
-        import importlib
-
-        from ntkviz.gui.headless import render_panel
-
-        module, _, name = PANEL.partition(":")
-        render_panel(getattr(importlib.import_module(module), name), state, args.view, out,
-                     args.width, timeout_s=600.0)
+        render_view(PANEL, state, args.view, out, args.width, timeout_s=600.0)
     print(out)
     return 0

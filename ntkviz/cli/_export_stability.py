@@ -34,11 +34,27 @@ def register(sub) -> None:
     p.add_argument("--arch", metavar="PRESET", help="architecture preset M1..M4")
     p.add_argument("--references", type=positive_int, metavar="N",
                    help="reference digits per label for the same-/any-label levels")
+    add_output_options(p)
+    p.set_defaults(func=run)
+
+
+def add_output_options(p) -> None:
+    """``--out FILE.{png,svg,csv}`` and ``--width PX`` (shared with ``export deform``)."""
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output file: .png, .svg (figure as in the app) or .csv (plotted data)")
     p.add_argument("--width", type=positive_int, default=None, metavar="PX",
-                   help="PNG width in pixels (default: 1100)")
-    p.set_defaults(func=run)
+                   help="PNG width in pixels")
+
+
+def render_view(panel_path: str, state: dict, view: str, out, width, timeout_s: float) -> None:
+    """PNG/SVG of ``view`` drawn by the panel ``module:Class`` offscreen (imports Qt)."""
+    import importlib
+
+    from ntkviz.gui.headless import render_panel
+
+    module, _, name = panel_path.partition(":")
+    render_panel(getattr(importlib.import_module(module), name), state, view, out, width,
+                 timeout_s=timeout_s)
 
 
 def state_from_args(args) -> dict:
@@ -72,12 +88,6 @@ def run(args) -> int:
         header, rows = request.run().to_csv_rows()
         write_csv(out, header, rows)
     else:
-        import importlib
-
-        from ntkviz.gui.headless import render_panel
-
-        module, _, name = PANEL.partition(":")
-        panel_cls = getattr(importlib.import_module(module), name)
-        render_panel(panel_cls, state, "stability", out, args.width, timeout_s=1800.0)
+        render_view(PANEL, state, "stability", out, args.width, timeout_s=1800.0)
     print(out)
     return 0

@@ -38,21 +38,39 @@ def theta_quadrature(kernel_of_theta, p: int, kmax: int, nodes: int = 600) -> np
     return legendre_table(np.cos(theta), p, kmax) @ weights
 
 
-def relu_kernel_theta(theta: np.ndarray, name: str = "ntk", depth: int = 2,
-                      bias: float = 0.0) -> np.ndarray:
-    """Deep ReLU NTK / NNGP at ``u = cos θ`` (contracts §A), un-normalised."""
-    u = np.cos(theta)
-    sigma = u + bias
+def relu_kernel_theta(theta, name: str = "ntk", depth: int = 2, bias: float = 0.0,
+                      activation: str = "relu", lib=None):
+    """Deep NTK / NNGP at ``u = cos θ`` (contracts §A), un-normalised.
+
+    ReLU layer by layer in angles (κ0 = 1 - θ/π, κ1 = (sin θ + (π - θ) cos θ)/π; the
+    first layer uses θ itself, no ``arccos(cos θ)``); ``activation="erf"`` uses
+    k̂ = c (2/π) asin(2s/(1+2q)), k̂' = c (2/π) 2/√((1+2q)² - 4s²), c = 1/((2/π) asin(2/3)).
+    ``lib`` is ``numpy`` (default) or ``mpmath`` (for a scalar ``theta``).
+    """
+    if lib is None or lib is np:
+        lib = np
+
+        def acos(x):
+            return np.arccos(np.clip(x, -1.0, 1.0))
+        asin = np.arcsin
+    else:
+        acos, asin = lib.acos, lib.asin
+    pi = lib.pi
+    sigma = lib.cos(theta) + bias
     q = 1.0 + bias
-    ntk = sigma.copy()
+    ntk = sigma
     for layer in range(depth - 1):
-        if layer == 0 and bias == 0.0:
-            ang = theta
-        else:
-            rho = np.clip(sigma / q, -1.0, 1.0)
-            ang = np.arccos(rho)
-        k0 = (np.pi - ang) / np.pi
-        k1 = (np.sin(ang) + (np.pi - ang) * np.cos(ang)) / np.pi
+        if activation == "erf":
+            c = 1 / (2 / pi * asin(lib.sqrt(4.0) / 3))
+            den = 1 + 2 * q
+            kprime = c * 2 / pi * 2 / lib.sqrt(den ** 2 - 4 * sigma ** 2)
+            sigma = c * 2 / pi * asin(2 * sigma / den) + bias
+            q = c * 2 / pi * asin(2 * q / den) + bias
+            ntk = sigma + ntk * kprime
+            continue
+        ang = theta if (layer == 0 and bias == 0.0) else acos(sigma / q)
+        k0 = (pi - ang) / pi
+        k1 = (lib.sin(ang) + (pi - ang) * lib.cos(ang)) / pi
         sigma = q * k1 + bias
         ntk = sigma + ntk * k0
         q = q + bias
@@ -63,13 +81,9 @@ def mpmath_eigenvalue(k: int, p: int, name: str = "ntk", depth: int = 2, bias: f
                       dps: int = 50, pieces: int = 8, activation: str = "relu"):
     """μ_k of the deep ReLU NTK/NNGP by composite 96-point Gauss–Legendre in θ in ``mpmath``.
 
-    Returns an ``mpmath.mpf``. ReLU kernels are evaluated layer by layer in angles
-    (κ0 = 1 - θ/π, κ1 = (sin θ + (π - θ) cos θ)/π); ``activation="erf"`` uses
-    k̂ = c (2/π) asin(2s/(1+2q)), k̂' = c (2/π) 2/√((1+2q)² - 4s²),
-    c = 1/((2/π) asin(2/3)).
-    ``P_k`` by recurrence (19); the
-    integrand is analytic in θ, so the rule converges exponentially. Compare two values
-    of ``pieces`` to see the quadrature error.
+    Returns an ``mpmath.mpf``. The kernel is :func:`relu_kernel_theta` in mpmath (ReLU in
+    angles, or erf); ``P_k`` by recurrence (19); the integrand is analytic in θ, so the
+    rule converges exponentially. Compare two values of ``pieces`` to see its error.
     """
     import mpmath as mp
 
@@ -78,26 +92,7 @@ def mpmath_eigenvalue(k: int, p: int, name: str = "ntk", depth: int = 2, bias: f
         bias_m = mp.mpf(bias)
 
         def kernel(theta):
-            u = mp.cos(theta)
-            sigma = u + bias_m
-            q = 1 + bias_m
-            ntk = sigma
-            for layer in range(depth - 1):
-                if activation == "erf":
-                    c = 1 / (2 / mp.pi * mp.asin(mp.mpf(2) / 3))
-                    den = 1 + 2 * q
-                    kprime = c * 2 / mp.pi * 2 / mp.sqrt(den ** 2 - 4 * sigma ** 2)
-                    sigma = c * 2 / mp.pi * mp.asin(2 * sigma / den) + bias_m
-                    ntk = sigma + ntk * kprime
-                    q = c * 2 / mp.pi * mp.asin(2 * q / den) + bias_m
-                    continue
-                ang = theta if (layer == 0 and bias == 0.0) else mp.acos(sigma / q)
-                k0 = (mp.pi - ang) / mp.pi
-                k1 = (mp.sin(ang) + (mp.pi - ang) * mp.cos(ang)) / mp.pi
-                sigma = q * k1 + bias_m
-                ntk = sigma + ntk * k0
-                q = q + bias_m
-            return ntk if name == "ntk" else sigma
+            return relu_kernel_theta(theta, name, depth, bias_m, activation, lib=mp)
 
         total = mp.mpf(0)
         half = mp.pi / (2 * pieces)

@@ -352,7 +352,6 @@ def taylor_one_minus_power(alpha: float, n: int) -> np.ndarray:
     return np.concatenate(([1.0], np.cumprod((m - 1.0 - alpha) / m)))
 
 
-@njit(nogil=True, cache=True)
 def moment_sums_rows(rows, kmax, p, out, absout):
     """out[i, k] = Σ_{n ≡ k (2), k <= n < N} rows[i, n] T(n, k); absout the same with |rows|.
 
@@ -360,8 +359,14 @@ def moment_sums_rows(rows, kmax, p, out, absout):
     cheaper than lgamma per term and as accurate; a running exponent keeps the
     partial sums inside the float64 range for any p <= 1000, k <= a few thousand.
     """
-    nrows = rows.shape[0]
-    nmax = rows.shape[1]
+    _moment_sums(np.ascontiguousarray(np.asarray(rows, dtype=np.float64).T), kmax, float(p),
+                 out, absout)
+
+
+@njit(nogil=True, cache=True)
+def _moment_sums(cols, kmax, p, out, absout):
+    nmax = cols.shape[0]
+    nrows = cols.shape[1]
     big = 1e200
     lbig = math.log(big)
     s = np.zeros(nrows)
@@ -380,7 +385,7 @@ def moment_sums_rows(rows, kmax, p, out, absout):
         n = k
         while n < nmax:
             for i in range(nrows):
-                term = rows[i, n] * t
+                term = cols[n, i] * t
                 s[i] += term
                 sa[i] += abs(term)
             # T(n+2, k)/T(n, k) = (n+1)(n+2)/((n-k+1)(n-k+2)) * (j+1/2)/(j+k+p/2)

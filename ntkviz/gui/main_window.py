@@ -183,9 +183,24 @@ class MainWindow(QtWidgets.QMainWindow):
             return "kernels ready"
 
         current = self.current_panel()
-        for panel in sorted(self.panels.values(), key=lambda p: p is not current):
-            panel.refresh(throttle_ms=0)  # the visible panel first
-        self.dispatcher.submit("_warmup", warm_up_all, throttle_ms=0)
+        pending = {"started": False}
+
+        def start_the_rest(*_):
+            # numba compiles one function at a time (global lock): the visible panel
+            # goes first, the other panels and the warm-up once it has drawn
+            if pending["started"]:
+                return
+            pending["started"] = True
+            for panel in self.panels.values():
+                if panel is not current:
+                    panel.refresh(throttle_ms=0)
+            self.dispatcher.submit("_warmup", warm_up_all, throttle_ms=0)
+
+        if current is None or current.refresh(throttle_ms=0) == 0:
+            start_the_rest()
+            return
+        current.computed.connect(start_the_rest)
+        current.status.connect(lambda _text: current.last_error and start_the_rest())
 
     def _on_job_done(self, key: str, rid: int, response) -> None:
         if key == "_warmup":

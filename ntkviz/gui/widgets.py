@@ -16,7 +16,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
-__all__ = ["LabeledSlider", "Readout", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen"]
+__all__ = ["LabeledSlider", "Readout", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
+           "html_maths"]
 
 #: colour-blind-safe palette (Okabe–Ito) for curves, in order
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
@@ -34,6 +35,17 @@ def pen(color, width: float = 2.0, style=QtCore.Qt.PenStyle.SolidLine):
     app = QtGui.QGuiApplication.instance()
     ratio = app.devicePixelRatio() if app is not None else 1.0
     return pg.mkPen(color, width=width * ratio, style=style)
+
+
+def html_maths(text: str) -> str:
+    """Turn ``x^{a b}``, ``x^p``, ``x_{k+2}`` and ``x_k`` in help text into HTML
+    superscripts and subscripts (help dialogs are rich text, not LaTeX)."""
+    import re
+
+    text = re.sub(r"\^\{([^}]*)\}", r"<sup>\1</sup>", text)
+    text = re.sub(r"_\{([^}]*)\}", r"<sub>\1</sub>", text)
+    text = re.sub(r"\^([\w−-]\w*)", r"<sup>\1</sup>", text)
+    return re.sub(r"(?<=[^\W_])_(\w)", r"<sub>\1</sub>", text)
 
 
 class LabeledSlider(QtWidgets.QWidget):

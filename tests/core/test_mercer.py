@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from ntkviz.core import _reference_mercer as ref
+from ntkviz.core import _series
+from ntkviz.core.activations import activation_functions
 from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
 from ntkviz.core.mercer import (asymptotic_constant, decay_guides, mercer_spectrum,
                                 multiplicity)
@@ -297,3 +299,23 @@ def test_bad_spec():
         multiplicity(3, -1)
     with pytest.raises(ValueError, match="dim"):
         multiplicity(1, 3)
+
+
+def test_tanh_spectrum_against_mpmath_hermite(data_dir):
+    """tanh NNGP L = 2 (κ = c Σ a_n² uⁿ) with 30-digit Hermite coefficients (mpmath, see the
+    file's generator): relative error <= 1e-6 at least down to μ_k = 1e-12 μ_max (brief)."""
+    ref_data = json.loads((data_dir / "tanh_hermite_mpmath.json").read_text())
+    a = np.array([float(v) for v in ref_data["a"]])
+    c_sigma = activation_functions("tanh")[2]  # the kernel module's normalisation
+    b = c_sigma * a * a
+    for p, kmax in ((3, 33), (10, 70)):  # n <= 320 covers these degrees
+        expected = np.zeros((1, kmax + 1))
+        _series.moment_sums_rows(b[None, :], kmax, float(p), expected, np.zeros_like(expected))
+        expected = expected[0]
+        s = mercer_spectrum(KernelSpec("nngp", 2, 0.0, "tanh"), p, kmax)
+        odd = np.arange(1, kmax + 1, 2)
+        assert np.all(s.mu[::2] == 0.0)
+        rel = np.abs(s.mu[odd] - expected[odd]) / expected[odd]
+        big = expected[odd] >= 1e-12 * expected.max()
+        assert np.all(rel[big] <= 1e-6)
+        assert np.all(np.abs(s.mu[odd] - expected[odd]) <= s.error_estimate[odd])

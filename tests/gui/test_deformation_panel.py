@@ -288,3 +288,19 @@ def test_arrows_of_a_constant_field():
     np.testing.assert_allclose(shafts_x[:, 1] - shafts_x[:, 0], 4.0 * 0.2)
     np.testing.assert_allclose(shafts_y[:, 1] - shafts_y[:, 0], 3.0 * 0.2)
     assert arrow_segments(np.zeros((2, 28, 28)))[2] == 0.0
+
+
+@pytest.mark.parametrize("module", ["deformation", "stability"])
+def test_runs_standalone_and_quits_cleanly_mid_computation(tmp_path, module):
+    """Both panels of this issue as real processes: the context job / the sweep is still
+    running when the quit timer fires; no error output, exit code 0."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path),
+               PYTHONFAULTHANDLER="1")
+    proc = subprocess.run([sys.executable, "-m", f"ntkviz.gui.panels.{module}", "--quit-after", "1500"],
+                          env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == "", proc.stderr

@@ -151,3 +151,4 @@ def test_png_and_svg_export(qtbot, panel, tmp_path):
     assert QtGui.QImage(str(png)).width() == 600
     svg = export_plot(item, tmp_path / "s.svg")
     assert minidom.parse(str(svg)).getElementsByTagName("svg")
+

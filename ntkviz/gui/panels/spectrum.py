@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import KernelChooser
-from ntkviz.gui.widgets import CurveHover, LabeledSlider, Readout, make_plot, pen
+from ntkviz.gui.widgets import CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen
 
 __all__ = ["QtSpectrumPanel"]
 
@@ -281,7 +281,7 @@ class QtSpectrumPanel(QtPanel):
         self.refresh()
 
     def help_html(self) -> str:
-        return HELP
+        return html_maths(HELP)
 
 
 if __name__ == "__main__":
