@@ -75,3 +75,10 @@ def test_bad_user_image_is_a_one_line_error(tmp_path, capsys, content, words):
 def test_bad_options(tmp_path, capsys, extra, words):
     assert main(["export", "deform", *extra, "--out", str(tmp_path / "x.csv")]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_views_are_the_editor_views():
+    from ntkviz.cli._export_deform import VIEWS
+    from ntkviz.jobs import DEFORM_VIEWS
+
+    assert VIEWS == DEFORM_VIEWS

@@ -96,20 +96,19 @@ def _scripted_drag(repeats: int) -> list[Result]:
                    note="coalesced: waits for the computation in flight, then its own")]
 
 
-def _default_sweep() -> Result:
+def _default_sweep(repeats: int) -> Result:
     from ntkviz.jobs import STABILITY_DEFAULTS, StabilityRequest
 
     req = StabilityRequest.from_state({})
     size = (f"{len(req.digits)} digits x {len(req.amplitudes)} amplitudes x {len(req.seeds)} seed, "
             f"{STABILITY_DEFAULTS['family']}, {STABILITY_DEFAULTS['architecture']}, "
             f"{req.reference_per_class} reference digits/label")
-    t0 = time.perf_counter()
-    req.run()
-    return Result("stability: default sweep", time.perf_counter() - t0, note=size)
+    return Result("stability: default sweep", median_time(req.run, max(1, min(repeats, 3))),
+                  note=size)
 
 
 def run(repeats: int) -> list[Result]:
     results = [_request_latency(repeats)]
     results += _scripted_drag(min(repeats, 3))
-    results.append(_default_sweep())
+    results.append(_default_sweep(repeats))
     return results

@@ -392,6 +392,8 @@ def _singular_moments(alphas, kmax, p):
 
 
 def _series_spectrum(spec, p: int, kmax: int):
+    """μ_k = Σ_j (c_j + (-1)^k d_j) E_k(j/2) + Σ_n r_n T(n, k) per candidate order of the
+    singular part, with error estimates; the best candidate per k (module docstring)."""
     ex = _expansion(spec)
     n_taylor = ex.b.shape[0]
     odd = np.arange(1, _N_PUISEUX, 2)
@@ -407,16 +409,16 @@ def _series_spectrum(spec, p: int, kmax: int):
     star = _bias_singularity(ex, p, kmax)
     if star is not None:
         b = b - star[0]
-    # cumulative singular parts: one row per candidate order
+    # cumulative singular parts: one row per candidate order (smooth kernels: nothing to subtract)
+    smooth = not (np.any(ex.c[1:]) or np.any(ex.d))
+    orders = (1,) if smooth else _SINGULAR_ORDERS
+    nc = len(orders)
     rows_r = []
     rows_model = []
-    n_orders = 1 if not (np.any(ex.c[1:]) or np.any(ex.d)) else len(_SINGULAR_ORDERS)
-    s_part = np.zeros((n_orders, kmax + 1))
+    s_part = np.zeros((nc, kmax + 1))
     s_abs = np.zeros_like(s_part)
-    model_coef = np.zeros(n_orders)
+    model_coef = np.zeros(nc)
     model_moment = np.zeros_like(s_part)
-    smooth = not (np.any(ex.c[1:]) or np.any(ex.d))
-    orders = (1,) if smooth else _SINGULAR_ORDERS  # smooth kernels: nothing to subtract
     for ci, jmax in enumerate(orders):
         m = (jmax + 1) // 2  # number of odd powers kept
         s_n = (c_odd[:m, None] * taylor[:m] + d_odd[:m, None] * taylor[:m] * par_n).sum(axis=0)
@@ -431,28 +433,29 @@ def _series_spectrum(spec, p: int, kmax: int):
         model_coef[ci] = max(abs(r[-1] / g[-1]), abs(r[-2] / g[-2]))
         rows_model.append(g)
         model_moment[ci] = emom[nxt]
-    # Hermite duals: noise δa_n ~ ε √E[σ²] makes δb_n ~ 2 ε √(b_n κ(1)) per layer
-    noise = 2.0 * _HERMITE_COEF_ERR * ex.layers * np.sqrt(np.abs(ex.b) * abs(ex.c[0]))
-    big = np.array(rows_r + rows_model + [noise, ex.b])
+    extra = [ex.b]
+    dropped_mass, dropped_degree = ex.hermite_truncation
+    if dropped_degree:
+        # Hermite duals: noise δa_n ~ ε √E[σ²] makes δb_n ~ 2 ε √(b_n κ(1)) per layer
+        extra.append(2.0 * _HERMITE_COEF_ERR * ex.layers * np.sqrt(np.abs(ex.b) * abs(ex.c[0])))
+    big = np.array(rows_r + rows_model + extra)
     sums = np.zeros((big.shape[0], kmax + 1))
     abs_sums = np.zeros_like(sums)
     _series.moment_sums_rows(big, kmax, float(p), sums, abs_sums)
-    nc = n_orders
     mu_c = s_part + sums[:nc]
     rounding = 8.0 * _EPS * (s_abs + abs_sums[:nc])
     if star is not None:
         mu_c += star[1]
         rounding += 8.0 * _EPS * star[2]
-    taylor_err = _TAYLOR_RTOL_PER_LAYER * ex.layers * abs_sums[-1]
+    taylor_err = _TAYLOR_RTOL_PER_LAYER * ex.layers * abs_sums[2 * nc]
     tail = model_coef[:, None] * np.abs(model_moment - sums[nc:2 * nc])
     err_c = (rounding + taylor_err + tail + 8.0 * _EPS * np.abs(model_coef[:, None] * model_moment)
              + _SERIES_RTOL_FLOOR * np.abs(mu_c))
-    dropped_mass, dropped_degree = ex.hermite_truncation
     if dropped_degree:
         # dropped terms (degree >= n_min, total mass τ κ(1)) add at most τ κ(1) max T(n, k)
         max_t = np.zeros(kmax + 1)
         _series.max_monomial_moments(dropped_degree, kmax, float(p), max_t)
-        err_c = err_c + sums[-2] + dropped_mass * abs(ex.c[0]) * max_t
+        err_c = err_c + sums[2 * nc + 1] + dropped_mass * abs(ex.c[0]) * max_t
     best = np.argmin(err_c, axis=0)
     mu = mu_c[best, ks]
     err = err_c[best, ks]

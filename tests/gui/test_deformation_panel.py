@@ -304,3 +304,19 @@ def test_runs_standalone_and_quits_cleanly_mid_computation(tmp_path, module):
                           env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == "", proc.stderr
+
+
+def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher):
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    p = QtDeformationPanel(dispatcher)
+    p.context_per_class = 3
+    qtbot.addWidget(p)
+    with qtbot.waitSignal(dispatcher.yielded, timeout=TIMEOUT):
+        p.refresh()
+    dispatcher.cancel(p.context_key)  # what the main window's Cancel button does
+    qtbot.waitUntil(lambda: not dispatcher.is_busy(p.context_key), timeout=TIMEOUT)
+    assert p.context_result() is None and "stopped" in p.context_plot.titleLabel.text
+    with qtbot.waitSignal(p.context_computed, timeout=TIMEOUT):
+        p.sliders["translate_x"].setValue(0.5)
+    assert p.context_result() is not None

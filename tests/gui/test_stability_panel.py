@@ -68,8 +68,13 @@ def test_exported_csv_equals_the_core_sweep(qtbot, panel, tmp_path):
     from ntkviz.gui.export import write_csv_table
 
     panel.set_state(SMALL)
-    yielded = []
-    panel.dispatcher.yielded.connect(lambda k, i, item: yielded.append(item))
+    yielded, drawn_points = [], []
+
+    def on_yielded(key, rid, item):  # runs after the panel drew the item (connected later)
+        yielded.append(item)
+        drawn_points.append(len(panel.curves["ckn"].xData))
+
+    panel.dispatcher.yielded.connect(on_yielded)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.run_button.click()
     want = core_sweep(SMALL)
@@ -89,6 +94,8 @@ def test_exported_csv_equals_the_core_sweep(qtbot, panel, tmp_path):
     np.testing.assert_array_equal(level.yData, [want.same_label_ntk] * 2)
     assert panel.progress.value() == 1000
     assert yielded and all(0 <= it.fraction <= 1 for it in yielded)
+    # partial results drawn as they arrive: one more amplitude per item
+    assert drawn_points[:3] == [1, 2, 3]
     assert "slope" in panel.curves["ckn"].name()
 
 

@@ -257,7 +257,6 @@ class QtDeformationPanel(QtPanel):
         self._digit_label: int | None = 0
         self._digit_source: dict = {"kind": "bundled", "label": 0, "index": 0}
         self._arch: Architecture = PRESETS["M1"]
-        self._deformation = Deformation()
         self._rng = np.random.default_rng()
         self._build()
         self._show_architecture(self._arch)
@@ -752,7 +751,10 @@ class QtDeformationPanel(QtPanel):
             self._refresh_pending = False
             QtPanel.refresh(self, 0)  # the trailing edge: the latest parameters
         if key == self.context_key and not busy and self._context is None:
+            # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)
+            self._context_for = None
+            self._draw_context(stopped=True)
 
     def context_values(self) -> dict[str, dict[str, float]]:
         """What the context plot shows: ``{category: {map: value}}`` (NaN = not drawn)."""
@@ -762,14 +764,15 @@ class QtDeformationPanel(QtPanel):
         if tuple(self.bars[name].levels()) != levels:  # (the image keeps the bar's levels)
             self.bars[name].setLevels(levels)
 
-    def _draw_context(self) -> None:
+    def _draw_context(self, stopped: bool = False) -> None:
         values = self.context_values()
         for cat, bar in self.context_bars.items():
             heights = np.array([values[cat][m] for m, _ in CONTEXT_MAPS], dtype=float)
             bar.setOpts(height=np.nan_to_num(heights, nan=0.0))
         label = "class unknown: 'other' = any bundled digit" if self._digit_label is None else \
             f"{self.context_per_class} bundled digits per class"
-        state = "computing…" if self._context is None else label
+        state = label if self._context is not None else \
+            "stopped: recomputed at the next change" if stopped else "computing…"
         self.context_plot.setTitle(
             f"Context: relative distance from x to L<sub>τ</sub>x and to other digits ({state})")
 
