@@ -47,3 +47,43 @@ def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> No
         w.writerow(header)
         for row in rows:
             w.writerow([repr(float(v)) if isinstance(v, float) else v for v in row])
+
+
+def int_in(lo: int, hi: int):
+    """argparse ``type=`` for an integer in ``[lo, hi]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {value}")
+        return value
+
+    return parse
+
+
+def add_kernel_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that define one dot-product kernel (``KernelSpec``): --name --depth --bias
+    --activation --normalize. Turn them back into a spec with :func:`kernel_spec`."""
+    from ntkviz.core.activations import ACTIVATIONS
+    from ntkviz.core.dotkernel import KERNEL_NAMES, MAX_BIAS
+
+    p.add_argument("--name", required=True, choices=KERNEL_NAMES,
+                   help="arccos0 (κ0), arccos1 (κ1), ntk or nngp (deep fully-connected)")
+    p.add_argument("--depth", type=int, default=2, metavar="L",
+                   help="number of weight layers L, 2..50 (arccos kernels: 2; default 2)")
+    p.add_argument("--bias", type=float, default=0.0, metavar="B",
+                   help=f"bias variance β in [0, {MAX_BIAS:g}] added at every layer (default 0)")
+    p.add_argument("--activation", default="relu", choices=ACTIVATIONS,
+                   help="activation, normalised by c_σ = 1/E[σ(z)²] (default relu)")
+    p.add_argument("--normalize", action="store_true",
+                   help="divide the kernel by its value at u = 1 (e.g. NTK/L)")
+
+
+def kernel_spec(args):
+    """The validated ``KernelSpec`` named by :func:`add_kernel_arguments`' options."""
+    from ntkviz.core.dotkernel import KernelSpec
+
+    return KernelSpec(args.name, args.depth, args.bias, args.activation, args.normalize).validated()

@@ -10,32 +10,17 @@ where the derivative is infinite). Conventions: ``ntkviz.core.dotkernel``.
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 import numpy as np
 
-from ntkviz.cli._common import float_list, output_path, write_csv
+from ntkviz.cli._common import add_kernel_arguments, float_list, int_in, kernel_spec, output_path, write_csv
 
 #: largest accepted --grid
 MAX_GRID = 1_000_000
 
 
-def grid_size(text: str) -> int:
-    """argparse type for --grid: an integer in [2, MAX_GRID]."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-    if not 2 <= value <= MAX_GRID:
-        raise argparse.ArgumentTypeError(f"must be in [2, {MAX_GRID}], got {value}")
-    return value
-
-
 def register(sub) -> None:
-    from ntkviz.core.activations import ACTIVATIONS
-    from ntkviz.core.dotkernel import KERNEL_NAMES, MAX_BIAS
-
     p = sub.add_parser(
         "kernel",
         help="write a kernel curve u,value,derivative as CSV",
@@ -44,17 +29,9 @@ def register(sub) -> None:
         "Paper normalisation (Bietti & Mairal 2019): the deep ReLU NTK has value L at u = 1; "
         "--normalize divides by the value at u = 1.",
     )
-    p.add_argument("--name", required=True, choices=KERNEL_NAMES,
-                   help="arccos0 (κ0), arccos1 (κ1), ntk or nngp (deep fully-connected)")
-    p.add_argument("--depth", type=int, default=2, metavar="L",
-                   help="number of weight layers L, 2..50 (arccos kernels: 2; default 2)")
-    p.add_argument("--bias", type=float, default=0.0, metavar="B",
-                   help=f"bias variance β in [0, {MAX_BIAS:g}] added at every layer (default 0)")
-    p.add_argument("--activation", default="relu", choices=ACTIVATIONS,
-                   help="activation, normalised by c_σ = 1/E[σ(z)²] (default relu)")
-    p.add_argument("--normalize", action="store_true", help="divide by the value at u = 1 (e.g. NTK/L)")
+    add_kernel_arguments(p)
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--grid", type=grid_size, metavar="N",
+    where.add_argument("--grid", type=int_in(2, MAX_GRID), metavar="N",
                        help=f"N equally spaced cosines from -1 to 1 (2..{MAX_GRID})")
     where.add_argument("--u", type=float_list, metavar="U1,U2,...",
                        help="comma-separated cosines in [-1, 1], e.g. --u=-1,0,0.5")
@@ -67,9 +44,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from ntkviz.core._validate import check_cosines
-    from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+    from ntkviz.core.dotkernel import evaluate_kernel
 
-    spec = KernelSpec(args.name, args.depth, args.bias, args.activation, args.normalize).validated()
+    spec = kernel_spec(args)
     path = output_path(args.out, (".csv",))
     u = np.linspace(-1.0, 1.0, args.grid) if args.grid else check_cosines(args.u, "--u")
     value, deriv = evaluate_kernel(spec, u)
