@@ -6,14 +6,7 @@ import csv
 import numpy as np
 import pytest
 
-import ntkviz.cli._export as export_module
 from ntkviz.cli import main
-
-
-@pytest.fixture(autouse=True)
-def _deform_view_registered(monkeypatch):
-    if "deform" not in export_module.EXPORT_VIEWS:  # until the lead registers the view
-        monkeypatch.setattr(export_module, "EXPORT_VIEWS", (*export_module.EXPORT_VIEWS, "deform"))
 
 
 def read(path):

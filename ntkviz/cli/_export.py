@@ -9,7 +9,7 @@ import importlib
 
 from ntkviz.cli import OneLineParser
 
-EXPORT_VIEWS = ("kernel", "spectrum", "stability", "training")
+EXPORT_VIEWS = ("kernel", "spectrum", "deform", "stability", "training")
 
 
 def register(sub) -> None:

@@ -10,8 +10,12 @@ from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
 * keeps at most one job per key running; while it runs, newer submissions
   replace each other in a single pending slot (superseded jobs are dropped,
   never queued);
-* numbers every submission (``request_id``) and delivers only the result of
-  the newest one (``returned``); stale results are dropped;
+* numbers every submission (``request_id``) and delivers a result only if it
+  is newer than every result already delivered for that key (``returned``):
+  while a slider is dragged, each finished job is shown at once (live
+  updates), an older result can never overwrite a newer one, and the newest
+  request is always computed and shown last; results of cancelled requests
+  are dropped;
 * runs ``heavy=True`` jobs (``parallel=True`` numba kernels, long jobs) on a
   one-thread pool, so at most one parallel kernel runs at a time
   (``docs/stack.md`` §5.2), and everything else on a small light pool;
@@ -137,6 +141,8 @@ class _KeyState:
     """Book-keeping for one key (GUI thread only)."""
 
     latest: int = 0
+    delivered: int = 0  # newest request id whose result was delivered
+    dropped_upto: int = 0  # results of requests <= this id were cancelled
     pending: _Pending | None = None
     running: _Worker | None = None
     running_id: int = 0
@@ -151,7 +157,8 @@ class Dispatcher(QObject):
     Signals (all emitted on the GUI thread)
     ---------------------------------------
     returned(key, request_id, response)
-        The result of the newest request for ``key``; older results are dropped.
+        A result newer than any delivered so far for ``key`` (superseded
+        results still show progress during a drag; older ones are dropped).
     yielded(key, request_id, item)
         An item produced by a generator job (progress or a partial result).
     errored(key, request_id, message)
@@ -184,7 +191,7 @@ class Dispatcher(QObject):
 
         The job starts after ``throttle_ms`` (trailing edge; ``0`` = at once) unless
         a newer submission replaces it first, and only after the running job of
-        the same key has finished. Only the newest request's result is delivered.
+        the same key has finished. A result is delivered unless a newer one already was.
         """
         return self._submit(key, job, heavy=heavy, generator=False, throttle_ms=throttle_ms)
 
@@ -203,6 +210,7 @@ class Dispatcher(QObject):
         if st is None:
             return
         st.latest += 1  # anything in flight is now stale
+        st.dropped_upto = st.latest
         st.pending = None
         if st.timer is not None:
             st.timer.stop()
@@ -291,7 +299,9 @@ class Dispatcher(QObject):
 
     @Slot(str, int, object)
     def _on_returned(self, key: str, rid: int, response) -> None:
-        if not self._closed and rid == self._keys[key].latest:
+        st = self._keys[key]
+        if not self._closed and rid > st.delivered and rid > st.dropped_upto:
+            st.delivered = rid
             self.returned.emit(key, rid, response)
 
     @Slot(str, int, object)

@@ -34,7 +34,9 @@ def test_burst_delivers_only_the_last(qtbot, dispatcher):
     assert dispatcher.latest_id("a") == rid == 50
 
 
-def test_stale_result_is_dropped(qtbot, dispatcher):
+def test_superseded_result_shows_progress_then_newest_wins(qtbot, dispatcher):
+    """While a newer request waits, the running job's result is still drawn (live
+    updates during a drag); the newest result arrives last and is what stays."""
     events = collect(dispatcher)
     started = threading.Event()
 
@@ -43,11 +45,34 @@ def test_stale_result_is_dropped(qtbot, dispatcher):
         time.sleep(0.3)
         return "old"
 
-    dispatcher.submit("a", slow, throttle_ms=0)
+    first = dispatcher.submit("a", slow, throttle_ms=0)
     assert started.wait(5)
+    middle = dispatcher.submit("a", lambda: "dropped: superseded before it started", throttle_ms=0)
     rid = dispatcher.submit("a", lambda: "new", throttle_ms=0)
     qtbot.waitUntil(lambda: not dispatcher.is_busy("a"), timeout=5000)
-    assert [e for e in events if e[0] == "returned"] == [("returned", "a", rid, "new")]
+    assert middle < rid
+    assert [e for e in events if e[0] == "returned"] == [
+        ("returned", "a", first, "old"), ("returned", "a", rid, "new")]
+
+
+def test_cancelled_result_is_dropped(qtbot, dispatcher):
+    events = collect(dispatcher)
+    started = threading.Event()
+
+    def slow():
+        started.set()
+        time.sleep(0.3)
+        return "cancelled"
+
+    dispatcher.submit("a", slow, throttle_ms=0)
+    assert started.wait(5)
+    dispatcher.cancel("a")
+    qtbot.waitUntil(lambda: not dispatcher.is_busy("a"), timeout=5000)
+    qtbot.wait(50)
+    assert [e for e in events if e[0] == "returned"] == []
+    with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
+        rid = dispatcher.submit("a", lambda: "after", throttle_ms=0)
+    assert blocker.args == ["a", rid, "after"]
 
 
 def test_keys_are_independent(qtbot, dispatcher):
