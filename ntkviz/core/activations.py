@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 from scipy import special
 
+from ntkviz.core._series import hermite_coefficients
 from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
 from ntkviz.core.arccos import relu_duals
 
@@ -53,7 +54,6 @@ _JIT = dict(nogil=True, cache=True, error_model="numpy")
 
 #: Hermite-series sizes: terms kept and Gauss–Hermite nodes
 N_TERMS = 400
-N_NODES = 800
 
 
 def _sqrt2pi_inv(z):
@@ -127,25 +127,10 @@ _FUNCTIONS: dict[str, tuple[Callable, Callable, Callable, int]] = {
 }
 
 
-@lru_cache(maxsize=1)
-def _hermite_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Nodes x_i, √(w_i) and Ψ[n, i] = h_n(x_i) √(w_i) for the N(0,1) Gauss–Hermite rule."""
-    x, w = special.roots_hermitenorm(N_NODES)
-    sw = np.sqrt(w / math.sqrt(2.0 * math.pi))
-    psi = np.empty((N_TERMS, N_NODES))
-    prev = np.zeros(N_NODES)
-    cur = sw.copy()
-    for n in range(N_TERMS):
-        psi[n] = cur
-        prev, cur = cur, (x * cur - math.sqrt(n) * prev) / math.sqrt(n + 1.0)
-    return x, sw, psi
-
-
 def _hermite_coefficients(name: str, q: float) -> tuple[np.ndarray, float]:
-    """a_n = E[σ(√q z) h_n(z)], n < N_TERMS, and E[σ(√q z)²] by the same rule."""
-    x, sw, psi = _hermite_table()
-    f = _FUNCTIONS[name][0](math.sqrt(q) * x) * sw
-    return psi @ f, float(f @ f)
+    """a_n = E[σ(√q z) h_n(z)], n < N_TERMS, and E[σ(√q z)²] (one quadrature rule for the
+    whole package: :func:`ntkviz.core._series.hermite_coefficients`, ~2e-16 absolute)."""
+    return hermite_coefficients(_FUNCTIONS[name][0], q, N_TERMS)
 
 
 @lru_cache(maxsize=None)
