@@ -47,8 +47,8 @@ def run(repeats: int) -> list[Result]:
     # 1. one pair from cached norms, CKN + NTK together, one thread (the single-pair path is serial)
     nx, ny = image_norms(X[0], arch), image_norms(X[1], arch)
     pair = lambda: cross_kernels(nx, ny, arch)  # noqa: E731
-    t_pair = median_time(pair, max(repeats, 20))
-    cpu = _cpu_median(pair, max(repeats, 20))
+    t_pair = median_time(pair, max(repeats, 100))       # ~2.5 ms each: many repeats, stable median
+    cpu = _cpu_median(pair, max(repeats, 100))
     results.append(Result("M1 pair, cached norms, CKN+NTK, float64, 1 thread", t_pair, 3e-3,
                           note=f"(thread CPU {cpu * 1e3:.2f} ms; {_load()})"))
 
@@ -79,8 +79,8 @@ def run(repeats: int) -> list[Result]:
         y, _tau = deform_image(X[7], Deformation(rotation_deg=float(next(angles)), smooth_amplitude=0.5))
         cross_kernels(ref, image_norms(y, arch), arch)
 
-    t_live = median_time(live, max(repeats, 10))
-    cpu = _cpu_median(live, max(repeats, 10))
+    t_live = median_time(live, max(repeats, 30))
+    cpu = _cpu_median(live, max(repeats, 30))
     results.append(Result("live update: warp 28x28 + norms + cross (CKN+NTK)", t_live, 10e-3,
                           note=f"(thread CPU {cpu * 1e3:.2f} ms; {_load()})"))
 

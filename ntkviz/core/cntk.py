@@ -460,6 +460,11 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
     and its formulas and operation order (libm arccos, division by pi): where
     its sums are sequential too (average/strided pooling, e.g. M3) the values
     agree bitwise. Zero-norm positions contribute exact zeros.
+
+    Inner loops index 0-based slices (``d = acc[base:base + n]; d[k] += ...``)
+    rather than ``acc[base + k]``: numba cannot prove ``base + k >= 0``, keeps
+    its negative-index wraparound and LLVM leaves such loops scalar; over a
+    slice they vectorise (about 2x faster per pair, same floating-point order).
     """
     h, w, s, ho, wo, kern = li[_H], li[_W], li[_S], li[_HO], li[_WO], li[_KERN]
     hp, he, wp, we = li[_HPTR], li[_HENT], li[_WPTR], li[_WENT]
@@ -511,9 +516,9 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                     for a in range(s * nc):
                         yv = py[k, i2 * w + t]
                         if yv != 0.0:
-                            base = k * nxp
+                            prow = pxc[k * nxp:(k + 1) * nxp]
                             for xp in range(nxp):
-                                acc[xp] += pxc[base + xp] * yv
+                                acc[xp] += prow[xp] * yv
                         k += 1
                     if b > 0:
                         for xp in range(nxp):
@@ -542,9 +547,10 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                             if r2 < 0 or r2 >= h:
                                 continue
                             for i in range(max(0, -a), min(h, h - a)):
-                                row = src[r2, c2, i + a]
-                                for j in range(j0, j1):
-                                    acc[i * w + j] += row[j + b]
+                                row = src[r2, c2, i + a, j0 + b:j1 + b]
+                                dacc = acc[i * w + j0:i * w + j1]
+                                for j in range(j1 - j0):
+                                    dacc[j] += row[j]
                         if b != 0:
                             for xp in range(nxp):
                                 dst[xp] += Col[xp]
@@ -571,22 +577,26 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
             for e in range(csr_ptr[wp + t], csr_ptr[wp + t + 1]):
                 g = csr_w[we + e]
                 base = csr_out[we + e] * nxp
+                dC = rowC[base:base + nxp]
                 for xp in range(nxp):
-                    rowC[base + xp] += g * T[xp]
+                    dC[xp] += g * T[xp]
                 if ntk:
+                    dN = rowN[base:base + nxp]
                     for xp in range(nxp):
-                        rowN[base + xp] += g * Tn[xp]
+                        dN[xp] += g * Tn[xp]
         if not row_used:
             continue
         # pool along i' (rows of y)
         for e in range(csr_ptr[hp + i2], csr_ptr[hp + i2 + 1]):
             g = csr_w[he + e]
             base = csr_out[he + e] * wo * nxp
+            dC = accC[base:base + wo * nxp]
             for k in range(wo * nxp):
-                accC[base + k] += g * rowC[k]
+                dC[k] += g * rowC[k]
             if ntk:
+                dN = accN[base:base + wo * nxp]
                 for k in range(wo * nxp):
-                    accN[base + k] += g * rowN[k]
+                    dN[k] += g * rowN[k]
     # pool along j then i (x axes): transpose acc to [x position, y output] first
     for pass_ in range(2 if ntk else 1):
         acc = accC if pass_ == 0 else accN
@@ -602,8 +612,10 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
             for e in range(csr_ptr[wp + j], csr_ptr[wp + j + 1]):
                 g = csr_w[we + e]
                 base = (i * wo + csr_out[we + e]) * noy
+                dT = accT[base:base + noy]
+                sX = accX[xp * noy:(xp + 1) * noy]
                 for oy in range(noy):
-                    accT[base + oy] += g * accX[xp * noy + oy]
+                    dT[oy] += g * sX[oy]
         for e in range(noy * noy):
             G2[e] = 0.0
         for i in range(h):
@@ -611,12 +623,16 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                 g = csr_w[he + e]
                 dst0 = csr_out[he + e] * wo * noy
                 src0 = i * wo * noy
+                dG = G2[dst0:dst0 + wo * noy]
+                sT = accT[src0:src0 + wo * noy]
                 for k in range(wo * noy):
-                    G2[dst0 + k] += g * accT[src0 + k]
+                    dG[k] += g * sT[k]
         for oi in range(ho):  # G2 is [x output, y output]; store y-major
             for oj in range(wo):
-                for oy in range(noy):
-                    out[oy // wo, oy % wo, oi, oj] = G2[(oi * wo + oj) * noy + oy]
+                base = (oi * wo + oj) * noy
+                for yi in range(ho):
+                    for yj in range(wo):
+                        out[yi, yj, oi, oj] = G2[base + yi * wo + yj]
 
 
 @njit(nogil=True, cache=True)
