@@ -4,9 +4,10 @@ linearisation and kernel regression with the tangent kernel (Chizat, Oyallon & B
 Views per run (one row, or two rows side by side for two values of α): neurons
 p_j = s|a_j|b_j with their trajectories coloured by sign(a_j) and the teacher
 neurons; the predictors on the circle; the metrics against time on log axes.
-Frames arrive progressively from a generator job on the heavy pool; a 30 fps
-``QTimer`` plays them, jumping ahead by wall-clock time and dropping a tick while
-the previous frame is still being drawn (napari's ``_play_ready`` pattern).
+Frames arrive progressively from a generator job on the heavy pool; a ``QTimer``
+ticking twice per frame period plays them at 30 frames/s, drawing the frame the
+wall clock has reached and dropping a tick while the previous frame is still being
+drawn (napari's ``_play_ready`` pattern).
 
 Runs standalone: ``python -m ntkviz.gui.panels.training``.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from ntkviz.gui.panels._base import QtPanel
@@ -24,6 +25,9 @@ __all__ = ["QtTrainingPanel"]
 
 #: playback rate (frames of the timeline per second)
 FPS = 30
+#: timer ticks per frame period: a frame is drawn within half a period of falling due, so a
+#: late tick (timer jitter, a busy core) does not skip it
+TICKS_PER_FRAME = 2
 #: metrics drawn by default (keys of ntkviz.core.dynamics.METRICS)
 DEFAULT_METRICS = ("train_loss", "test_loss", "relative_displacement", "gap", "kernel_drift",
                    "flip_share")
@@ -81,21 +85,92 @@ def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.Plo
     item.setLabel("left", ylabel)
     item.showGrid(x=True, y=True, alpha=0.15)
     item.setLogMode(x=log, y=log)
-    for name in ("bottom", "left"):  # axes are static while a run plays: paint them from a cache
-        item.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    for name in ("bottom", "left"):
         item.getAxis(name).enableAutoSIPrefix(False)
-    item.titleLabel.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    # axes, labels and title are static while a run plays: paint them from a cache
+    _static(item.titleLabel, item.getAxis("bottom"), item.getAxis("left"))
     return item
 
 
 def _static(*items) -> None:
-    """Items that change only when new frames arrive: cache their painting (a PlotDataItem
-    paints through its curve and scatter children)."""
+    """Items that change only when new frames arrive: cache their painting, and that of
+    their descendants (a PlotDataItem paints through its curve and scatter children, an
+    axis or a title through a text item: uncached text is laid out again on every repaint)."""
     cache = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
     for item in items:
-        for part in (item, getattr(item, "curve", None), getattr(item, "scatter", None)):
-            if part is not None:
-                part.setCacheMode(cache)
+        item.setCacheMode(cache)
+        _static(*item.childItems())
+
+
+class _Dots(pg.GraphicsObject):
+    """Filled discs of a fixed size in pixels at points (x, y): the moving neurons.
+
+    A light ``ScatterPlotItem`` (no per-point records, spot items or symbol atlas) for the
+    few points redrawn on every animation frame; ``xData``/``yData`` hold what is drawn,
+    ``opts`` is what a ``LegendItem`` sample reads."""
+
+    def __init__(self, size: float, colour, name: str):
+        super().__init__()
+        self.opts = {"pen": None, "symbol": "o", "size": size, "brush": pg.mkBrush(colour),
+                     "antialias": True, "name": name}
+        self.xData = self.yData = np.zeros(0)
+        self._rect = QtCore.QRectF()
+
+    def name(self) -> str:
+        return self.opts["name"]
+
+    def setData(self, x, y) -> None:  # noqa: N802 - pyqtgraph API
+        self.xData = np.asarray(x, dtype=float)
+        self.yData = np.asarray(y, dtype=float)
+        self.prepareGeometryChange()
+        if len(self.xData):
+            x0, x1 = float(self.xData.min()), float(self.xData.max())
+            y0, y1 = float(self.yData.min()), float(self.yData.max())
+            self._rect = QtCore.QRectF(x0, y0, x1 - x0, y1 - y0)
+        else:
+            self._rect = QtCore.QRectF()
+        self.informViewBoundsChanged()
+        self.update()
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802
+        data = self.xData if ax == 0 else self.yData
+        return (None, None) if not len(data) else (float(data.min()), float(data.max()))
+
+    def pixelPadding(self) -> float:  # noqa: N802 - pyqtgraph API
+        return self.opts["size"] / 2 + 1
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt API
+        if not len(self.xData):
+            return QtCore.QRectF()
+        pw, ph = self.pixelWidth(), self.pixelHeight()
+        pad = self.pixelPadding()
+        return self._rect.adjusted(-pad * pw, -pad * ph, pad * pw, pad * ph)
+
+    def paint(self, p, *args) -> None:
+        if not len(self.xData):
+            return
+        # radii in item units that are r pixels of the view (like a ScatterPlotItem's symbols:
+        # an export scales them with the rest of the scene)
+        r = self.opts["size"] / 2
+        rx, ry = r * self.pixelWidth(), r * self.pixelHeight()
+        if not (rx > 0 and ry > 0):  # not in a view: pixels of the paint device
+            t = p.transform()
+            rx, ry = r / np.hypot(t.m11(), t.m12()), r / np.hypot(t.m21(), t.m22())
+        discs = QtGui.QPainterPath()  # one path (an SVG export keeps paths in place)
+        discs.setFillRule(QtCore.Qt.FillRule.WindingFill)  # overlapping discs stay filled
+        point = QtCore.QPointF
+        for x, y in zip(self.xData.tolist(), self.yData.tolist()):
+            discs.addEllipse(point(x, y), rx, ry)
+        p.setRenderHint(p.RenderHint.Antialiasing, True)
+        p.fillPath(discs, self.opts["brush"])
+
+
+class _Cursor(pg.InfiniteLine):
+    """The time cursor, added with ``ignoreBounds``: moving it must not queue an auto-range
+    of its (log-axis) view on every frame."""
+
+    def informViewBoundsChanged(self) -> None:  # noqa: N802 - pyqtgraph API
+        pass
 
 
 class _RunView:
@@ -111,19 +186,18 @@ class _RunView:
         self.predictor.getAxis("bottom").setTicks(
             [[(k * np.pi / 2, lab) for k, lab in enumerate(("0", "π/2", "π", "3π/2", "2π"))]])
         circle = np.linspace(0, 2 * np.pi, 200)
-        self.neurons.addItem(pg.PlotDataItem(np.cos(circle), np.sin(circle),
-                                             pen=pg.mkPen("#888888", width=1,
-                                                          style=QtCore.Qt.PenStyle.DotLine)))
+        unit = pg.PlotDataItem(np.cos(circle), np.sin(circle),
+                               pen=pg.mkPen("#888888", width=1, style=QtCore.Qt.PenStyle.DotLine))
+        self.neurons.addItem(unit)
         dash = QtCore.Qt.PenStyle.DashLine
         self.rays = pg.PlotDataItem(pen=pg.mkPen("#555555", width=1, style=dash), connect="pairs")
         self.neurons.addItem(self.rays)
-        self.paths = {s: pg.PlotDataItem(pen=pg.mkPen(c, width=1), connect="finite",
-                                         antialias=False)
+        # redrawn on every frame: bare curves and discs (a PlotDataItem's setData costs more)
+        self.paths = {s: pg.PlotCurveItem(pen=pg.mkPen(c, width=1), connect="finite",
+                                          antialias=False)
                       for s, c in ((1, POS), (-1, NEG))}
         # a > 0 drawn larger, under a < 0: a symmetrised pair (same p_j) shows as a ring
-        self.dots = {s: pg.PlotDataItem(pen=None, symbol="o", symbolSize=size, symbolPen=None,
-                                        symbolBrush=pg.mkBrush(c),
-                                        name=f"neuron, a<sub>j</sub> {op} 0")
+        self.dots = {s: _Dots(size, c, f"neuron, a<sub>j</sub> {op} 0")
                      for s, c, op, size in ((1, POS, "&gt;", 9), (-1, NEG, "&lt;", 5))}
         self.teacher = {s: pg.PlotDataItem(pen=None, symbol="star", symbolSize=16,
                                            symbolPen=pg.mkPen("k", width=1),
@@ -138,12 +212,12 @@ class _RunView:
             self.neurons.addItem(self.dots[s])
         dot = QtCore.Qt.PenStyle.DotLine
         self.curves = {
-            "target": pg.PlotDataItem(pen=pg.mkPen("k", width=1.5, style=dash), name="target"),
-            "net": pg.PlotDataItem(pen=pen(0, 2.2), name="net α h"),
-            "linear": pg.PlotDataItem(pen=pen(1, 1.8, dash), name="linearised"),
-            "kernel": pg.PlotDataItem(pen=pen(2, 2.0, dot), name="kernel K₀ flow"),
-            "ntk": pg.PlotDataItem(pen=pen(3, 1.6, QtCore.Qt.PenStyle.DashDotLine),
-                                   name="NTK ∞ flow"),
+            "target": pg.PlotCurveItem(pen=pg.mkPen("k", width=1.5, style=dash), name="target"),
+            "net": pg.PlotCurveItem(pen=pen(0, 2.2), name="net α h"),
+            "linear": pg.PlotCurveItem(pen=pen(1, 1.8, dash), name="linearised"),
+            "kernel": pg.PlotCurveItem(pen=pen(2, 2.0, dot), name="kernel K₀ flow"),
+            "ntk": pg.PlotCurveItem(pen=pen(3, 1.6, QtCore.Qt.PenStyle.DashDotLine),
+                                    name="NTK ∞ flow"),
         }
         self.train_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=6,
                                             symbolPen=pg.mkPen("k"), symbolBrush=pg.mkBrush("w"),
@@ -152,9 +226,9 @@ class _RunView:
             self.predictor.addItem(c)
         self.predictor.addItem(self.train_points)
         self.predictor.setXRange(0, 2 * np.pi, padding=0.01)
-        _static(self.rays, *self.teacher.values(), self.curves["target"], self.train_points)
+        _static(unit, self.rays, *self.teacher.values(), self.curves["target"], self.train_points)
         self.metric_curves: dict[str, pg.PlotDataItem] = {}
-        self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen("#444444", width=1, style=dash))
+        self.cursor = _Cursor(angle=90, pen=pg.mkPen("#444444", width=1, style=dash))
         self.metrics.addItem(self.cursor, ignoreBounds=True)
         # per-response caches
         self.result = None
@@ -389,7 +463,6 @@ class QtTrainingPanel(QtPanel):
         # natural height, top of its column (a stretched legend spreads its rows apart)
         self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
                                   QtWidgets.QSizePolicy.Policy.Fixed)
-        _static(self.legend)
         self._rows_shown = 0
         self._arrange(1 + self.compare.isChecked())
         self._fill_legend()
@@ -427,7 +500,7 @@ class QtTrainingPanel(QtPanel):
         lay.addLayout(right, 1)
 
         self._timer = QtCore.QTimer(self)
-        self._timer.setInterval(int(1000 / FPS))
+        self._timer.setInterval(int(1000 / (TICKS_PER_FRAME * FPS)))
         self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
         self._timer.timeout.connect(self._on_tick)
         self._clock = QtCore.QElapsedTimer()
@@ -596,7 +669,7 @@ class QtTrainingPanel(QtPanel):
             self._restart_clock(start)
             if self.frame_count():
                 self.show_frame(start)
-            self._timer.start()
+            self._timer.start(max(1, int(1000 / (TICKS_PER_FRAME * self.fps))))
         else:
             self._timer.stop()
 
@@ -667,6 +740,7 @@ class QtTrainingPanel(QtPanel):
             if curve is None:
                 curve = pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8))
             legend.addItem(curve, METRIC_LABELS[key])
+        _static(legend)  # with its new samples and labels
 
     def _arrange(self, rows: int) -> None:
         """Lay out one row of plots per run."""
