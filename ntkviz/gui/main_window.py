@@ -1,5 +1,9 @@
 """The main window: one tab per registered panel, menus, status bar, sessions.
 
+Start-up is kept short: the window shows before the numeric core (numba, scipy)
+is imported — :meth:`MainWindow.start` imports it on a worker — and a panel is
+built only when its tab is first shown or it is looked up in ``panels``.
+
 * File: Export… (Ctrl+E: PNG at a chosen width, SVG or CSV of a view of the
   current panel), Save session… (Ctrl+S), Open session… (Ctrl+O), Quit (Ctrl+Q).
 * View: one entry per panel (Ctrl+1, Ctrl+2, …).
@@ -15,11 +19,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.panels import PANELS
+from ntkviz.gui.panels import PANELS, TITLES
 
 __all__ = ["MainWindow", "ExportDialog", "SESSION_FORMAT", "warm_up_kernels"]
 
@@ -38,6 +44,37 @@ def warm_up_kernels() -> str:
     KernelCurveRequest(specs=specs, n_points=5, derivative=True, near_one=True, n_near=3)()
     SpectrumRequest(specs=specs, dim=3, kmax=4)()
     return "kernels ready"
+
+
+def _import_core() -> str:
+    """Import the numeric core behind the requests (run on a worker at start-up)."""
+    importlib.import_module("ntkviz.jobs")
+    return "core loaded"
+
+
+def _import_target(target: str):
+    """The class named by a ``"module:Class"`` registry entry."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class _LazyPanels(Mapping):
+    """``MainWindow.panels``: key -> panel, building a panel on first lookup."""
+
+    def __init__(self, window):
+        self._window = window
+
+    def __getitem__(self, key):
+        return self._window._panel(key)
+
+    def __iter__(self):
+        return iter(list(self._window._targets))
+
+    def __len__(self):
+        return len(self._window._targets)
+
+    def __contains__(self, key):
+        return key in self._window._targets
 
 
 class ExportDialog(QtWidgets.QDialog):
@@ -91,25 +128,26 @@ class MainWindow(QtWidgets.QMainWindow):
         self.dispatcher = dispatcher
         self.settings = settings if settings is not None else QtCore.QSettings()
         self.setWindowTitle(f"ntkviz {__version__} — neural tangent kernels")
-        self.panels: dict[str, object] = {}
+        #: every panel by key; a panel is built (imported, constructed, given its
+        #: restored parameters) the first time it is looked up or its tab is shown
+        self.panels = _LazyPanels(self)
+        self._targets: dict[str, str] = {}
+        self._built: dict[str, object] = {}
+        self._pending: dict[str, dict] = {}  # restored parameters of panels not built yet
+        self._pages: dict[str, QtWidgets.QWidget] = {}
+        self._started = False
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
         self._build_status_bar()
-        load_errors = []
         for key, target in PANELS:
             if panels is not None and key not in panels:
                 continue
-            try:
-                module, _, name = target.partition(":")
-                cls = getattr(importlib.import_module(module), name)
-                panel = cls(dispatcher)
-            except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the app
-                load_errors.append(f"panel {key!r} unavailable: {type(exc).__name__}: {exc}")
-                continue
-            panel.status.connect(self._on_panel_status)
-            self.panels[key] = panel
-            self.tabs.addTab(panel, panel.title)
+            page = QtWidgets.QWidget()
+            QtWidgets.QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._targets[key] = target
+            self._pages[key] = page
+            self.tabs.addTab(page, TITLES.get(key, key))
         self._build_menus()
         dispatcher.busy.connect(self._on_busy)
         dispatcher.yielded.connect(self._on_yielded)
@@ -121,8 +159,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._progress_timer.timeout.connect(self._update_progress)
         self.resize(1280, 820)
         self.restore_settings()
-        for msg in load_errors:
-            self.show_message(msg, error=True)
+        self._panel_at(self.tabs.currentIndex())  # only the visible panel is built now
+        self.tabs.currentChanged.connect(self._on_tab_changed)
 
     # ------------------------------------------------------------- building
     def _build_status_bar(self) -> None:
@@ -162,8 +200,8 @@ class MainWindow(QtWidgets.QMainWindow):
         f.addSeparator()
         self._action(f, "&Quit", self.close, "Ctrl+Q")
         v = mb.addMenu("&View")
-        for i, (key, panel) in enumerate(self.panels.items()):
-            self._action(v, panel.title, lambda _=False, k=key: self.show_panel(k),
+        for i, key in enumerate(self._targets):
+            self._action(v, TITLES.get(key, key), lambda _=False, k=key: self.show_panel(k),
                          f"Ctrl+{i + 1}" if i < 9 else None)
         h = mb.addMenu("&Help")
         self._action(h, "&Maths of this panel", self.show_maths, "F1")
@@ -171,17 +209,17 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------ start-up
     def start(self) -> None:
-        """Compute every panel once and warm the numba kernels in the background
-        (:func:`warm_up_kernels` plus each panel class's optional ``warm_up()``)."""
+        """Compute the visible panel, then every other built panel, and warm the numba
+        kernels in the background (:func:`warm_up_kernels` plus each panel class's
+        optional ``warm_up()``). Panels built later compute when they are built."""
+        if "ntkviz.jobs" not in sys.modules:
+            # import the numeric core (numba, scipy: most of a second) on a worker, so
+            # that the window stays responsive meanwhile; start once it is loaded
+            self.compile_label.setText("loading the numeric core…")
+            self.dispatcher.submit("_core", _import_core, throttle_ms=0)
+            return
+        self._started = True
         self.compile_label.setText("compiling kernels…")
-        extra = [w for w in (getattr(type(p), "warm_up", None) for p in self.panels.values()) if w]
-
-        def warm_up_all():
-            warm_up_kernels()
-            for warm in extra:
-                warm()
-            return "kernels ready"
-
         current = self.current_panel()
         pending = {"started": False}
 
@@ -191,9 +229,24 @@ class MainWindow(QtWidgets.QMainWindow):
             if pending["started"]:
                 return
             pending["started"] = True
-            for panel in self.panels.values():
+            for panel in list(self._built.values()):
                 if panel is not current:
                     panel.refresh(throttle_ms=0)
+            extra = []
+            for key, target in self._targets.items():
+                try:
+                    warm = getattr(_import_target(target), "warm_up", None)
+                except Exception:  # noqa: BLE001 - reported when its tab is shown
+                    continue
+                if warm is not None:
+                    extra.append(warm)
+
+            def warm_up_all():
+                warm_up_kernels()
+                for warm in extra:
+                    warm()
+                return "kernels ready"
+
             self.dispatcher.submit("_warmup", warm_up_all, throttle_ms=0)
 
         if current is None or current.refresh(throttle_ms=0) == 0:
@@ -202,25 +255,76 @@ class MainWindow(QtWidgets.QMainWindow):
         current.computed.connect(start_the_rest)
         current.status.connect(lambda _text: current.last_error and start_the_rest())
 
+    # ------------------------------------------------------- lazy panels
+    def _panel(self, key: str):
+        """The panel ``key``, built now if needed (``KeyError`` if it is unknown or
+        cannot be built; the reason then goes to the status bar)."""
+        panel = self._built.get(key)
+        if panel is not None:
+            return panel
+        if key not in self._targets:
+            raise KeyError(key)
+        try:
+            panel = _import_target(self._targets[key])(self.dispatcher)
+        except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the app
+            self.show_message(f"panel {key!r} unavailable: {type(exc).__name__}: {exc}",
+                              error=True)
+            raise KeyError(key) from None
+        self._built[key] = panel
+        panel.status.connect(self._on_panel_status)
+        self._pages[key].layout().addWidget(panel)
+        state = self._pending.pop(key, None)
+        if state is not None:
+            try:
+                with panel.refresh_suspended():
+                    panel.set_state(state)
+            except (ValueError, TypeError, KeyError):
+                self.show_message("last parameters could not be restored; defaults used")
+        if self._started:
+            panel.refresh(throttle_ms=0)
+        return panel
+
+    def _key_at(self, index: int) -> str | None:
+        page = self.tabs.widget(index)
+        return next((k for k, p in self._pages.items() if p is page), None)
+
+    def _panel_at(self, index: int):
+        key = self._key_at(index)
+        if key is None:
+            return None
+        try:
+            return self._panel(key)
+        except KeyError:
+            return None
+
+    def _on_tab_changed(self, index: int) -> None:
+        self._panel_at(index)
+
     def _on_job_done(self, key: str, rid: int, response) -> None:
-        if key == "_warmup":
+        if key == "_core" and not self._started:
+            self.start()
+        elif key == "_warmup":
             self.compile_label.setText("")
             self.show_message("kernels compiled and ready")
 
     def _on_job_error(self, key: str, rid: int, message: str) -> None:
-        if key == "_warmup":
+        if key == "_core":
+            self.compile_label.setText("")
+            self.show_message(f"cannot load the numeric core: {message}", error=True)
+        elif key == "_warmup":
             self.compile_label.setText("")
             self.show_message(f"kernel warm-up failed: {message}", error=True)
 
     # ------------------------------------------------------------- panels
     def current_panel(self):
-        return self.tabs.currentWidget()
+        """The panel of the current tab (built if needed), or ``None``."""
+        return self._panel_at(self.tabs.currentIndex())
 
     def show_panel(self, key: str) -> None:
-        if key not in self.panels:
-            self.show_message(f"no panel {key!r}; panels: {', '.join(self.panels)}", error=True)
+        if key not in self._pages:
+            self.show_message(f"no panel {key!r}; panels: {', '.join(self._pages)}", error=True)
             return
-        self.tabs.setCurrentWidget(self.panels[key])
+        self.tabs.setCurrentWidget(self._pages[key])
 
     def show_message(self, text: str, error: bool = False) -> None:
         self.statusBar().setStyleSheet("QStatusBar { color: #b00020; }" if error else "")
@@ -246,7 +350,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _long_jobs(self) -> list[str]:
         return [k for k, t in self._busy_since.items()
-                if t.elapsed() >= PROGRESS_DELAY_MS and k != "_warmup"]
+                if t.elapsed() >= PROGRESS_DELAY_MS and k not in ("_warmup", "_core")]
 
     def _update_progress(self) -> None:
         show = bool(self._long_jobs())
@@ -308,16 +412,25 @@ class MainWindow(QtWidgets.QMainWindow):
             "version": __version__,
             "session_format": SESSION_FORMAT,
             "current": getattr(current, "key", None),
-            "panels": {k: p.state() for k, p in self.panels.items()},
+            "panels": self._states(),
         }
+
+    def _states(self) -> dict:
+        """Every panel's parameters: built panels are asked, the others keep the
+        parameters they were restored with (panels never built and never restored
+        have their defaults, so they are left out)."""
+        states = {k: dict(v) for k, v in self._pending.items()}
+        states.update({k: p.state() for k, p in self._built.items()})
+        return {k: states[k] for k in self._targets if k in states}
 
     def save_session(self, path) -> None:
         Path(path).write_text(json.dumps(self.session(), indent=2, sort_keys=True),
                               encoding="utf-8")
 
-    def apply_session(self, data: dict) -> None:
+    def apply_session(self, data: dict, build: bool = True) -> None:
         """Restore a session dict; on any error every panel keeps its previous state
-        and ``ValueError`` is raised."""
+        and ``ValueError`` is raised. ``build=False`` (start-up): panels not built yet
+        keep their state until they are built (and are checked then)."""
         if not isinstance(data, dict) or data.get("app") != "ntkviz" or "panels" not in data:
             raise ValueError("not an ntkviz session (expected keys app='ntkviz', panels)")
         fmt = data.get("session_format", SESSION_FORMAT)
@@ -327,18 +440,31 @@ class MainWindow(QtWidgets.QMainWindow):
         states = data["panels"]
         if not isinstance(states, dict):
             raise ValueError("session 'panels' must be an object keyed by panel")
-        backup = {k: p.state() for k, p in self.panels.items()}
+        for key, state in states.items():
+            if key in self._targets and not isinstance(state, dict):
+                raise ValueError(f"bad session, nothing changed: session state of panel "
+                                 f"{key!r} must be an object")
+        if not build:
+            for key, state in states.items():
+                if key in self._targets and key not in self._built:
+                    self._pending[key] = dict(state)
+        if build:  # build first, so that a failure restores every panel it touched
+            for key in states:
+                if key in self._targets:
+                    try:
+                        self._panel(key)
+                    except KeyError:
+                        pass
+        backup = {k: p.state() for k, p in self._built.items()}
         try:
             for key, state in states.items():
-                if key in self.panels:
-                    if not isinstance(state, dict):
-                        raise ValueError(f"session state of panel {key!r} must be an object")
-                    self.panels[key].set_state(state)
+                if key in self._built:
+                    self._panel(key).set_state(state)
         except (ValueError, TypeError, KeyError) as exc:
             for key, state in backup.items():
-                self.panels[key].set_state(state)
+                self._built[key].set_state(state)
             raise ValueError(f"bad session, nothing changed: {exc}") from None
-        if data.get("current") in self.panels:
+        if data.get("current") in self._pages:
             self.show_panel(data["current"])
 
     def open_session(self, path) -> bool:
@@ -384,7 +510,7 @@ class MainWindow(QtWidgets.QMainWindow):
         text = self.settings.value("session")
         if text:
             try:
-                self.apply_session(json.loads(str(text)))
+                self.apply_session(json.loads(str(text)), build=False)
             except (ValueError, TypeError):
                 self.show_message("last parameters could not be restored; defaults used")
 

@@ -30,6 +30,8 @@ bar says "compiling kernels…".
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from PySide6 import QtWidgets
 from PySide6.QtCore import Signal, Slot
 
@@ -49,6 +51,7 @@ class QtPanel(QtWidgets.QWidget):
     generator: bool = False
     #: trailing-edge throttle for parameter changes
     throttle_ms: int = 30
+    _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots
     status = Signal(str)  # text for the main window's status bar (errors included)
@@ -99,9 +102,22 @@ class QtPanel(QtWidgets.QWidget):
         """Name of the first exportable view."""
         return next(iter(self.plot_items()))
 
+    @contextmanager
+    def refresh_suspended(self):
+        """Within this block :meth:`refresh` does nothing (returns 0): used to restore
+        parameters before the app has started computing."""
+        self._refresh_suspended = True
+        try:
+            yield self
+        finally:
+            self._refresh_suspended = False
+
     def refresh(self, throttle_ms: int | None = None) -> int:
         """Build a request from the widgets and submit it; returns its id (0 when the
-        parameters are invalid: the message then goes to ``status``)."""
+        parameters are invalid: the message then goes to ``status``; 0 also inside
+        :meth:`refresh_suspended`)."""
+        if self._refresh_suspended:
+            return 0
         try:
             job = self.build_request()
         except ValueError as exc:

@@ -7,6 +7,8 @@ round-trips for sessions.
 """
 from __future__ import annotations
 
+import sys
+
 from PySide6 import QtWidgets
 from PySide6.QtCore import Signal
 
@@ -27,6 +29,22 @@ FAMILIES = (
 )
 
 
+#: the activation shown before the numeric core is imported
+DEFAULT_ACTIVATION = "relu"
+
+
+class _ActivationBox(QtWidgets.QComboBox):
+    """A combo box that completes its list (``fill()``) before it opens."""
+
+    def __init__(self, fill, parent=None):
+        super().__init__(parent)
+        self._fill = fill
+
+    def showPopup(self) -> None:  # noqa: N802 - Qt API
+        self._fill()
+        super().showPopup()
+
+
 class KernelChooser(QtWidgets.QGroupBox):
     """Which kernels to draw; ``changed`` fires on any edit."""
 
@@ -34,8 +52,6 @@ class KernelChooser(QtWidgets.QGroupBox):
 
     def __init__(self, title: str = "Kernels", default=("ntk", "arccos1"), parent=None):
         super().__init__(title, parent)
-        from ntkviz.core import ACTIVATIONS
-
         lay = QtWidgets.QVBoxLayout(self)
         row = QtWidgets.QHBoxLayout()
         self.checks: dict[str, QtWidgets.QCheckBox] = {}
@@ -49,8 +65,9 @@ class KernelChooser(QtWidgets.QGroupBox):
         lay.addLayout(row)
 
         form = QtWidgets.QFormLayout()
-        self.activation = QtWidgets.QComboBox()
-        self.activation.addItems(list(ACTIVATIONS))
+        self.activation = _ActivationBox(self.ensure_activations)
+        self.activation.addItem(DEFAULT_ACTIVATION)
+        self.ensure_activations(import_core=False)
         self.activation.setToolTip("activation σ of the deep NTK/NNGP, normalised by "
                                    "c_σ = 1/E[σ(z)²], z ~ N(0, 1) (ReLU: c = 2)")
         self.activation.currentTextChanged.connect(self.changed)
@@ -82,6 +99,26 @@ class KernelChooser(QtWidgets.QGroupBox):
         form3.addRow("normalisation", self.normalize)
         lay.addLayout(form3)
 
+    def ensure_activations(self, import_core: bool = True) -> None:
+        """Offer every activation of :data:`ntkviz.core.ACTIVATIONS`. The box starts
+        with the default only, so that the window can show before the numeric core
+        (numba, scipy) is imported; the panels call this once they have imported it,
+        and so does opening the box or restoring another activation."""
+        if self.activation.count() > 1:
+            return
+        if not import_core and "ntkviz.core" not in sys.modules:
+            return
+        from ntkviz.core import ACTIVATIONS
+
+        current = self.activation.currentText()
+        self.activation.blockSignals(True)
+        try:
+            self.activation.clear()
+            self.activation.addItems(list(ACTIVATIONS))
+            self.activation.setCurrentIndex(max(0, self.activation.findText(current)))
+        finally:
+            self.activation.blockSignals(False)
+
     def state(self) -> dict:
         return {
             "kernels": [n for n, cb in self.checks.items() if cb.isChecked()],
@@ -100,13 +137,15 @@ class KernelChooser(QtWidgets.QGroupBox):
                 for n, cb in self.checks.items():
                     cb.setChecked(n in state["kernels"])
             if "activation" in state:
+                if str(state["activation"]) != self.activation.currentText():
+                    self.ensure_activations()
                 i = self.activation.findText(str(state["activation"]))
                 if i < 0:
                     raise ValueError(f"activation {state['activation']!r} is not available")
                 self.activation.setCurrentIndex(i)
             if "depth" in state:
                 self.depth.restore(state["depth"])
-            if "extra_depths" in state:
+            if "extra_depths" in state and str(state["extra_depths"]) != self.extra.text():
                 from ntkviz.jobs import parse_depths
 
                 parse_depths(str(state["extra_depths"]))

@@ -11,7 +11,8 @@ from PySide6 import QtCore, QtWidgets
 
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import KernelChooser
-from ntkviz.gui.widgets import CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen
+from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen,
+                                set_item_name, set_label, set_title, settle)
 
 __all__ = ["QtKernelCurvesPanel"]
 
@@ -127,30 +128,31 @@ class QtKernelCurvesPanel(QtPanel):
     def build_request(self):
         from ntkviz.jobs import KernelCurveRequest
 
+        self.kernels.ensure_activations()
         return KernelCurveRequest.from_state(self.state())
 
     def _sync(self, view: str, plot: pg.PlotWidget, labels: tuple) -> list:
         """Make ``plot`` hold one PlotDataItem per label: items are re-created only when
-        their number changes, otherwise renamed in place (dragging stays cheap)."""
+        their number changes, otherwise renamed in place (dragging stays cheap).
+        No ``dynamicRangeLimit``: it re-processes every curve on each y-range change (twice
+        per update) and clips only points 10^6 view heights away."""
         items = self._items[view]
         if len(items) != len(labels):
             for item in items:
                 plot.removeItem(item)
-            items = self._items[view] = [plot.plot(name=lab) for lab in labels]
+            items = self._items[view] = [plot.plot(name=lab, dynamicRangeLimit=None)
+                                         for lab in labels]
         elif self._labels[view] != labels:
-            legend = plot.getPlotItem().legend
             for item, lab in zip(items, labels):
-                if item.name() != lab:
-                    item.opts["name"] = lab
-                    legend.getLabel(item).setText(lab)
+                set_item_name(plot, item, lab)
         self._labels[view] = labels
         return items
 
     def apply_response(self, r) -> None:
         deriv = r.request.derivative
         pi = self.plot.getPlotItem()
-        pi.setLabel("left", "κ′(u) = dκ/du" if deriv else "κ(u)")
-        pi.setTitle("Derivatives κ′(u)" if deriv else "Kernel curves κ(u)")
+        set_label(pi, "left", "κ′(u) = dκ/du" if deriv else "κ(u)")
+        set_title(pi, "Derivatives κ′(u)" if deriv else "Kernel curves κ(u)")
         labels = tuple(f"{c.label}′" if deriv else c.label for c in r.curves)
         emp = r.empirical if not deriv else None
         if emp is not None:
@@ -182,6 +184,7 @@ class QtKernelCurvesPanel(QtPanel):
             for j, g in enumerate(n.guides):
                 style = QtCore.Qt.PenStyle.DashLine if j == 0 else QtCore.Qt.PenStyle.DotLine
                 items[len(n.gap) + j].setData(n.eps, g[3], pen=pen("#555555", 1.5, style))
+        settle(self.plot, self.plot_near)
         at_one = ", ".join(f"{c.label}: {c.value_at_one:.6g}" for c in r.curves)
         self.at_one.setValue(at_one)
         msg = f"{self.title}: {len(r.curves)} curve(s), {len(r.u)} points"

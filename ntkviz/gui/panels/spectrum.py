@@ -12,7 +12,8 @@ from PySide6 import QtCore, QtWidgets
 
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import KernelChooser
-from ntkviz.gui.widgets import CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen
+from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen,
+                                set_item_name, set_label, set_title, settle)
 
 __all__ = ["QtSpectrumPanel"]
 
@@ -80,7 +81,7 @@ class QtSpectrumPanel(QtPanel):
 
     def __init__(self, dispatcher, parent=None):
         super().__init__(dispatcher, parent)
-        self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item)
+        self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item, style)
         self._used: set = set()
         self._table_stale = True
 
@@ -158,34 +159,46 @@ class QtSpectrumPanel(QtPanel):
     def build_request(self):
         from ntkviz.jobs import SpectrumRequest
 
+        self.kernels.ensure_activations()
         return SpectrumRequest.from_state(self.state())
 
     # --------------------------------------------------------------- drawing
-    def _item(self, plot, key: tuple, make):
-        """The plot item cached under ``key`` (created by ``make()`` and added to ``plot``
-        on first use); items not requested during an update are removed at its end."""
-        if key not in self._items:
-            self._items[key] = (plot, make())
-            plot.addItem(self._items[key][1])
+    def _item(self, plot, key: tuple, make, style=None, name: str | None = None):
+        """The plot item cached under ``key`` (a kind and a position, stable while a
+        slider moves): created by ``make()`` and added to ``plot`` on first use or when
+        its ``style`` changes, renamed in place (legend included) when only ``name``
+        changes; items not requested during an update are removed at its end."""
+        entry = self._items.get(key)
+        if entry is None or entry[2] != style:
+            if entry is not None:
+                entry[0].removeItem(entry[1])
+            entry = self._items[key] = (plot, make(), style)
+            plot.addItem(entry[1])
+        elif name is not None:
+            set_item_name(plot, entry[1], name)
         self._used.add(key)
-        return self._items[key][1]
+        return entry[1]
 
-    def _curve(self, plot, key: tuple, x, y, **style):
-        item = self._item(plot, key, lambda: pg.PlotDataItem(**style))
+    def _curve(self, plot, key: tuple, x, y, style=None, **opts):
+        # dynamicRangeLimit=None: pyqtgraph would otherwise redo every item's display data
+        # (symbols included) whenever the y range changes, i.e. twice per update; it only
+        # clips points more than 10^6 view heights away, never the case with auto-range
+        item = self._item(plot, key, lambda: pg.PlotDataItem(dynamicRangeLimit=None, **opts), style,
+                          opts.get("name"))
         item.setData(x, y)
         return item
 
     def _drop_unused(self) -> None:
         for key in [k for k in self._items if k not in self._used]:
-            plot, item = self._items.pop(key)
+            plot, item, _ = self._items.pop(key)
             plot.removeItem(item)
 
     def apply_response(self, r) -> None:
         req = r.request
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
         ylab = "N(p, k) μ<sub>k</sub>" if req.weighted else "μ<sub>k</sub>"
-        pi.setLabel("left", ylab)
-        pi.setTitle(f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
+        set_label(pi, "left", ylab)
+        set_title(pi, f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
         self._used = set()
         positive = np.concatenate([s.y[s.shown & (s.k >= 1)] for s in r.series] or [np.ones(1)])
         positive = positive[positive > 0]
@@ -193,14 +206,14 @@ class QtSpectrumPanel(QtPanel):
         n_zero = n_bad = 0
         for i, s in enumerate(r.series):
             m = s.shown & (s.k >= 1)
-            self._curve(pi, ("mu", i, s.label), s.k[m], s.y[m], pen=pen(i, 1.5), symbol="o",
+            self._curve(pi, ("mu", i), s.k[m], s.y[m], pen=pen(i, 1.5), symbol="o",
                         symbolSize=4, symbolPen=None, symbolBrush=pen(i).color(),
                         name=s.label)
             z = s.zero & (s.k >= 1)
             if z.any():
                 n_zero += int(z.sum())
                 # one row of markers per kernel, stacked below the data (log axis)
-                self._curve(pi, ("zero", i, s.label), s.k[z],
+                self._curve(pi, ("zero", i), s.k[z],
                             np.full(int(z.sum()), floor / 3.0 ** i), pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
                             symbolBrush=pg.mkBrush(None),
                             name=f"{s.label}: exact zeros μ_k = 0 (on axis)")
@@ -208,12 +221,12 @@ class QtSpectrumPanel(QtPanel):
             if b.any():
                 n_bad += int(b.sum())
                 yb = np.where(np.isfinite(s.y[b]) & (s.y[b] > 0), s.y[b], floor)
-                self._curve(pi, ("bad", i, s.label), s.k[b], yb, pen=None, symbol="x",
+                self._curve(pi, ("bad", i), s.k[b], yb, pen=None, symbol="x",
                             symbolSize=9, symbolPen=pen("#d00000", 1.5),
                             symbolBrush=pg.mkBrush("#d00000"),
                             name=f"{s.label}: unresolved (error > 1%)")
             if self.slope.isChecked() and len(s.slope):
-                self._curve(ps, ("slope", i, s.label), s.slope_k, s.slope, pen=pen(i, 1.5),
+                self._curve(ps, ("slope", i), s.slope_k, s.slope, pen=pen(i, 1.5),
                             symbol="o", symbolSize=4, symbolPen=None,
                             symbolBrush=pen(i).color(), name=s.label)
         if self.guides.isChecked():
@@ -222,16 +235,21 @@ class QtSpectrumPanel(QtPanel):
                 first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
                 gp = pen(g.kernel_index, 1.2, QtCore.Qt.PenStyle.DashLine if first
                          else QtCore.Qt.PenStyle.DotLine)
-                self._curve(pi, ("guide", g.kernel_index, g.label), g.k[ok], g.values[ok],
-                            pen=gp, name=f"guide {g.label}")
+                style = (g.kernel_index, first)
+                self._curve(pi, ("guide", j), g.k[ok], g.values[ok], style, pen=gp,
+                            name=f"guide {g.label}")
                 if self.slope.isChecked():
-                    line = self._item(ps, ("level", g.kernel_index, g.label),
+                    line = self._item(ps, ("level", j),
                                       lambda: pg.InfiniteLine(
                                           angle=0, pen=gp, label=f"{g.exponent:g}",
-                                          labelOpts={"position": 0.03, "color": gp.color()}))
+                                          labelOpts={"position": 0.03, "color": gp.color()}),
+                                      style)
+                    if line.label.format != f"{g.exponent:g}":
+                        line.label.setFormat(f"{g.exponent:g}")
                     line.setValue(g.exponent)
         self._drop_unused()
         self.plot_slope.setVisible(self.slope.isChecked())
+        settle(self.plot, self.plot_slope)
         self.mu0.setValue("; ".join(f"{s.label}: {s.y[0]:.6g}" for s in r.series if s.k[0] == 0))
         self.counts.setValue(f"{n_zero} exact zeros (▽ on the axis), {n_bad} unresolved (×)")
         self._table_stale = True
