@@ -251,7 +251,7 @@ class QtSpectrumPanel(QtPanel):
         self.plot_slope.setVisible(self.slope.isChecked())
         settle(self.plot, self.plot_slope)
         self.mu0.setValue("; ".join(f"{s.label}: {s.y[0]:.6g}" for s in r.series if s.k[0] == 0))
-        self.counts.setValue(f"{n_zero} exact zeros (▽ on the axis), {n_bad} unresolved (×)")
+        self.counts.setValue(f"{n_zero} exact zeros (△ on the axis), {n_bad} unresolved (×)")
         self._table_stale = True
         if self.right.currentWidget() is self.table:
             self._fill_table()
