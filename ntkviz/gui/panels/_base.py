@@ -106,11 +106,11 @@ class QtPanel(QtWidgets.QWidget):
     def refresh_suspended(self):
         """Within this block :meth:`refresh` does nothing (returns 0): used to restore
         parameters before the app has started computing."""
-        self._refresh_suspended = True
+        outer, self._refresh_suspended = self._refresh_suspended, True
         try:
             yield self
         finally:
-            self._refresh_suspended = False
+            self._refresh_suspended = outer  # nests: an outer block stays suspended
 
     def refresh(self, throttle_ms: int | None = None) -> int:
         """Build a request from the widgets and submit it; returns its id (0 when the

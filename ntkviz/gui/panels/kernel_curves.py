@@ -215,11 +215,7 @@ class QtKernelCurvesPanel(QtPanel):
         }
 
     def set_state(self, state: dict) -> None:
-        widgets = (self.derivative, self.near_one, self.overlay, self.points, self.width_m,
-                   self.seed, self.samples)
-        for w in widgets:
-            w.blockSignals(True)
-        try:
+        with self.refresh_suspended():  # one computation for the whole state
             self.kernels.set_state(state)
             self.derivative.setChecked(bool(state.get("derivative", self.derivative.isChecked())))
             self.near_one.setChecked(bool(state.get("near_one", self.near_one.isChecked())))
@@ -228,9 +224,6 @@ class QtKernelCurvesPanel(QtPanel):
             self.width_m.restore(state.get("width", self.width_m.value()))
             self.seed.restore(state.get("seed", self.seed.value()))
             self.samples.restore(state.get("n_samples", self.samples.value()))
-        finally:
-            for w in widgets:
-                w.blockSignals(False)
         self.refresh()
 
     def help_html(self) -> str:

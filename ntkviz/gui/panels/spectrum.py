@@ -283,19 +283,13 @@ class QtSpectrumPanel(QtPanel):
                 "slope": self.slope.isChecked()}
 
     def set_state(self, state: dict) -> None:
-        widgets = (self.dim, self.kmax, self.weighted, self.guides, self.slope)
-        for w in widgets:
-            w.blockSignals(True)
-        try:
+        with self.refresh_suspended():  # one computation for the whole state
             self.kernels.set_state(state)
             self.dim.restore(state.get("dim", self.dim.value()))
             self.kmax.restore(state.get("kmax", self.kmax.value()))
             self.weighted.setChecked(bool(state.get("weighted", self.weighted.isChecked())))
             self.guides.setChecked(bool(state.get("guides", self.guides.isChecked())))
             self.slope.setChecked(bool(state.get("slope", self.slope.isChecked())))
-        finally:
-            for w in widgets:
-                w.blockSignals(False)
         self.refresh()
 
     def help_html(self) -> str:
