@@ -245,6 +245,19 @@ def hermite_coefficients(sigma, q: float, n_terms: int = HERMITE_TERMS):
     return _hermite_basis(n_terms) @ f, float(f @ f)
 
 
+def mehler_layer(sigma, c_sigma: float, q: float, cutoff: float):
+    """One layer's Mehler series ``k̂(s; q) = Σ_n b_n (s/q)^n``, ``b_n = c_σ a_n(q)²``.
+
+    Returns ``(b, n, total)``: the coefficients, how many to keep (the last one
+    above ``cutoff · total``) and ``total = c_σ E[σ(√q z)²] = k̂(q; q)``.
+    """
+    a, second_moment = hermite_coefficients(sigma, q)
+    b = c_sigma * a * a
+    total = c_sigma * second_moment
+    keep = np.nonzero(b > cutoff * total)[0]
+    return b, (int(keep[-1]) + 1 if keep.size else 1), total
+
+
 def hermite_tables(sigma, c_sigma: float, depth: int, bias: float):
     """Per-layer Mehler coefficients ``(q, coef, ncoef, tail)`` of the deep recursion.
 
@@ -258,11 +271,7 @@ def hermite_tables(sigma, c_sigma: float, depth: int, bias: float):
     ncoef = np.ones(max(depth - 1, 1), dtype=np.int64)
     tail = np.zeros(max(depth - 1, 1))
     for layer in range(depth - 1):
-        a, second_moment = hermite_coefficients(sigma, q[layer])
-        b = c_sigma * a * a
-        total = c_sigma * second_moment
-        keep = np.nonzero(b > 1e-34 * total)[0]
-        n = int(keep[-1]) + 1 if keep.size else 1
+        b, n, total = mehler_layer(sigma, c_sigma, q[layer], 1e-34)
         coef[layer, :n] = b[:n]
         ncoef[layer] = n
         # mass beyond the kept terms, extrapolated from the last ones (the difference

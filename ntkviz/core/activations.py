@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 from scipy import special
 
-from ntkviz.core._series import hermite_coefficients
+from ntkviz.core._series import hermite_coefficients, mehler_layer
 from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
 from ntkviz.core.arccos import relu_duals
 
@@ -247,11 +247,7 @@ def dual_tables(activation: str, depth: int, bias: float = 0.0) -> DualTables:
     q[0] = 1.0 + bias
     for k in range(depth - 1):
         if kind == KIND_SERIES:
-            a, second_moment = _hermite_coefficients(activation, q[k])
-            b = c * a * a
-            total = c * second_moment
-            keep = np.nonzero(b > 1e-19 * total)[0]
-            n = int(keep[-1]) + 1 if keep.size else 1
+            b, n, total = mehler_layer(_FUNCTIONS[activation][0], c, q[k], 1e-19)
             coef[k, :n] = b[:n]
             ncoef[k] = n
             tail[k] = abs(total - b.sum()) / total

@@ -83,8 +83,11 @@ class QtPanel(QtWidgets.QWidget):
         raise NotImplementedError
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
-        """``(header, rows)``: exactly the data plotted in ``view``."""
-        raise NotImplementedError
+        """``(header, rows)``: exactly the data plotted in ``view``. By default the last
+        response's own ``csv_table(view)``; panels whose tables need more override it."""
+        if self.response is None:
+            raise ValueError("nothing computed yet")
+        return self.response.csv_table(view)
 
     def state(self) -> dict:
         """JSON-serialisable parameters and seeds (restored by :meth:`set_state`)."""

@@ -197,11 +197,6 @@ class QtKernelCurvesPanel(QtPanel):
     def plot_items(self) -> dict:
         return {"curves": self.plot.getPlotItem(), "near_one": self.plot_near.getPlotItem()}
 
-    def csv_table(self, view: str):
-        if self.response is None:
-            raise ValueError("nothing computed yet")
-        return self.response.csv_table(view)
-
     def state(self) -> dict:
         return {
             **self.kernels.state(),

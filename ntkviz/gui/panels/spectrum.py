@@ -272,11 +272,6 @@ class QtSpectrumPanel(QtPanel):
     def plot_items(self) -> dict:
         return {"spectrum": self.plot.getPlotItem(), "slope": self.plot_slope.getPlotItem()}
 
-    def csv_table(self, view: str):
-        if self.response is None:
-            raise ValueError("nothing computed yet")
-        return self.response.csv_table(view)
-
     def state(self) -> dict:
         return {**self.kernels.state(), "dim": self.dim.value(), "kmax": self.kmax.value(),
                 "weighted": self.weighted.isChecked(), "guides": self.guides.isChecked(),
