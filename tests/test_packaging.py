@@ -136,8 +136,10 @@ def test_icon_png_sizes_and_freshness(qt_gui, size):
     finally:
         fresh_path.unlink(missing_ok=True)
     fmt = QtGui.QImage.Format.Format_RGBA8888
-    a = committed.convertToFormat(fmt).constBits().tobytes()
-    b = fresh.convertToFormat(fmt).constBits().tobytes()
+    # keep the converted images alive: constBits() points into their buffers
+    committed_rgba, fresh_rgba = committed.convertToFormat(fmt), fresh.convertToFormat(fmt)
+    a = bytes(committed_rgba.constBits())
+    b = bytes(fresh_rgba.constBits())
     worst = max(abs(x - y) for x, y in zip(a, b))
     assert len(a) == len(b) and worst <= 2, f"{path} differs from assets/icon.svg: run scripts/render_icons.py"
 
