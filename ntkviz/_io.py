@@ -1,0 +1,80 @@
+"""Safe file output: every file ntkviz writes goes through :func:`atomic_write`.
+
+The data are written to a temporary file in the target's folder and renamed
+over the target only once complete (``os.replace`` is atomic on POSIX), so a
+failed write (disk full, ``ulimit -f``, a crash, Ctrl+C) leaves the previous
+file untouched and no fragment behind.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+__all__ = ["atomic_write", "open_atomic", "write_text_atomic", "write_bytes_atomic"]
+
+
+def atomic_write(path, writer: Callable[[Path], object]) -> Path:
+    """Call ``writer(tmp)`` to write a temporary file, then rename it to ``path``.
+
+    The temporary file sits in the same folder and keeps ``path``'s suffix, so
+    writers that pick a format from the suffix (``QImage.save``, Pillow,
+    ``numpy.save``) behave as for ``path``. On any exception the temporary file
+    is removed and the exception propagates; ``path`` is never truncated.
+    An existing target keeps its permission bits.
+    """
+    path = Path(path)
+    tmp = _temporary(path)
+    try:
+        writer(tmp)
+        _move_into_place(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _temporary(path: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".part{path.suffix}",
+                                dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _move_into_place(tmp: Path, path: Path) -> None:
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+@contextmanager
+def open_atomic(path, mode: str = "w", **kwargs) -> Iterator:
+    """``open()`` for writing, made atomic: the target appears only when the block
+    ends without an exception (``mode`` is ``"w"`` or ``"wb"``)."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    path = Path(path)
+    tmp = _temporary(path)
+    try:
+        with open(tmp, mode, **kwargs) as fh:
+            yield fh
+        _move_into_place(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text_atomic(path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically."""
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding=encoding))
+
+
+def write_bytes_atomic(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically."""
+    return atomic_write(path, lambda tmp: tmp.write_bytes(data))
