@@ -59,7 +59,7 @@ def _scripted_drag(repeats: int) -> list[Result]:
     try:
         loop = QtCore.QEventLoop()
         done = panel.computed.connect(lambda rid: loop.quit())
-        panel.refresh(throttle_ms=0)
+        panel.start()
         loop.exec()  # first draw (numba loaded)
         panel.computed.disconnect(done)
         slider = panel.sliders["rotation_deg"].slider

@@ -125,7 +125,7 @@ def run_standalone(panel_cls, argv: list[str] | None = None) -> int:
     panel.setWindowTitle(f"ntkviz — {panel_cls.title}")
     panel.resize(1200, 760)
     panel.show()
-    panel.refresh(throttle_ms=0)
+    panel.start()
     if args.screenshot:
         _screenshot_when_ready(app, panel, panel, args.screenshot)
     if args.quit_after:

@@ -111,7 +111,7 @@ def build_panel(panel_cls, state: dict | None = None, dispatcher=None,
     panel.resize(*size)
     panel.show()
     app.processEvents()
-    rid = panel.refresh(throttle_ms=0)
+    rid = panel.start()
     if rid == 0:
         raise ValueError(panel.last_error or "invalid parameters")
     wait_computed(panel, timeout_s, rid)

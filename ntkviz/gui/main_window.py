@@ -216,7 +216,7 @@ class MainWindow(QtWidgets.QMainWindow):
             # import the numeric core (numba, scipy: most of a second) on a worker, so
             # that the window stays responsive meanwhile; start once it is loaded
             self.compile_label.setText("loading the numeric core…")
-            self.dispatcher.submit("_core", _import_core, throttle_ms=0)
+            self.dispatcher.submit("_core", _import_core, immediate=True)
             return
         self._started = True
         self.compile_label.setText("compiling kernels…")
@@ -231,7 +231,7 @@ class MainWindow(QtWidgets.QMainWindow):
             pending["started"] = True
             for panel in list(self._built.values()):
                 if panel is not current:
-                    panel.refresh(throttle_ms=0)
+                    panel.start()
             extra = []
             for key, target in self._targets.items():
                 try:
@@ -247,9 +247,9 @@ class MainWindow(QtWidgets.QMainWindow):
                     warm()
                 return "kernels ready"
 
-            self.dispatcher.submit("_warmup", warm_up_all, throttle_ms=0)
+            self.dispatcher.submit("_warmup", warm_up_all, immediate=True)
 
-        if current is None or current.refresh(throttle_ms=0) == 0:
+        if current is None or current.start() == 0:
             start_the_rest()
             return
         current.computed.connect(start_the_rest)
@@ -281,7 +281,7 @@ class MainWindow(QtWidgets.QMainWindow):
             except (ValueError, TypeError, KeyError):
                 self.show_message("last parameters could not be restored; defaults used")
         if self._started:
-            panel.refresh(throttle_ms=0)
+            panel.start()
         return panel
 
     def _key_at(self, index: int) -> str | None:

@@ -4,8 +4,9 @@ The :class:`Dispatcher` is the only place where ntkviz touches threads. A panel
 hands it a *job*, a zero-argument callable (usually a frozen request dataclass
 from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
 
-* throttles bursts per key on the trailing edge (a single-shot ``QTimer``,
-  default 40 ms): dragging a slider computes at most ~25 times a second and the
+* throttles bursts per key on the trailing edge (a single-shot ``QTimer``; one
+  delay, fixed when the dispatcher is made, default 30 ms; ``immediate=True``
+  skips it): dragging a slider computes at most ~30 times a second and the
   last position is always computed;
 * keeps at most one job per key running; while it runs, newer submissions
   replace each other in a single pending slot (superseded jobs are dropped,
@@ -172,8 +173,13 @@ class Dispatcher(QObject):
     errored = Signal(str, int, str)
     busy = Signal(str, bool)
 
-    def __init__(self, parent: QObject | None = None, light_threads: int | None = None):
+    def __init__(self, parent: QObject | None = None, light_threads: int | None = None,
+                 throttle_ms: int = 30):
         super().__init__(parent)
+        if not 0 <= int(throttle_ms) <= 1000:
+            raise ValueError(f"throttle_ms must be in [0, 1000], got {throttle_ms}")
+        #: the one trailing-edge throttle delay, fixed at construction
+        self.throttle_ms = int(throttle_ms)
         self._light = QThreadPool(self)
         # numba kernels release the GIL: a few threads more than cores keeps one slow
         # panel from holding up the others (each key runs at most one job at a time)
@@ -186,22 +192,23 @@ class Dispatcher(QObject):
 
     # ------------------------------------------------------------------ API
     def submit(self, key: str, job: Callable[[], object], *, heavy: bool = False,
-               throttle_ms: int = 40) -> int:
+               immediate: bool = False) -> int:
         """Schedule ``job()`` for ``key`` and return its request id.
 
-        The job starts after ``throttle_ms`` (trailing edge; ``0`` = at once) unless
-        a newer submission replaces it first, and only after the running job of
-        the same key has finished. A result is delivered unless a newer one already was.
+        The job starts after the dispatcher's throttle delay (trailing edge), or at
+        once when ``immediate``, unless a newer submission replaces it first, and
+        only after the running job of the same key has finished. A result is
+        delivered unless a newer one already was.
         """
-        return self._submit(key, job, heavy=heavy, generator=False, throttle_ms=throttle_ms)
+        return self._submit(key, job, heavy=heavy, generator=False, immediate=immediate)
 
     def submit_generator(self, key: str, job: Callable[[], Iterator], *, heavy: bool = True,
-                         throttle_ms: int = 0) -> int:
+                         immediate: bool = True) -> int:
         """Schedule a generator job: ``job()`` returns an iterator whose items go to
         ``yielded``; ``returned`` then carries the generator's return value, or its
         last item if it returns ``None``. Cancelled between items by :meth:`cancel`
         or by a newer submission for ``key``."""
-        return self._submit(key, job, heavy=heavy, generator=True, throttle_ms=throttle_ms)
+        return self._submit(key, job, heavy=heavy, generator=True, immediate=immediate)
 
     def cancel(self, key: str) -> None:
         """Drop the pending job for ``key``, ask the running one to stop at its next
@@ -263,7 +270,7 @@ class Dispatcher(QObject):
             st.timer.timeout.connect(lambda k=key: self._launch(k))
         return st
 
-    def _submit(self, key, job, *, heavy, generator, throttle_ms) -> int:
+    def _submit(self, key, job, *, heavy, generator, immediate) -> int:
         if self._closed:
             return 0
         if not callable(job):
@@ -274,11 +281,11 @@ class Dispatcher(QObject):
         if generator and st.running is not None:
             st.running.cancelled.set()  # a generator is long: stop the superseded one now
         self._update_busy(key)
-        if throttle_ms <= 0:
+        if immediate or self.throttle_ms == 0:
             st.timer.stop()
             self._launch(key)
         elif not st.timer.isActive():
-            st.timer.start(int(throttle_ms))
+            st.timer.start(self.throttle_ms)
         return st.latest
 
     def _launch(self, key: str) -> None:

@@ -33,7 +33,7 @@ def panel(qtbot, dispatcher):
     p.resize(1300, 850)
     p.show()
     with qtbot.waitSignal(p.computed, timeout=TIMEOUT):
-        p.refresh(throttle_ms=0)
+        p.start()
     return p
 
 

@@ -52,7 +52,7 @@ def test_activation_box_offers_every_activation(qtbot, dispatcher):
     panel = QtKernelCurvesPanel(dispatcher)
     qtbot.addWidget(panel)
     with qtbot.waitSignal(panel.computed, timeout=60000):
-        panel.refresh(throttle_ms=0)
+        panel.start()
     box = panel.kernels.activation
     assert [box.itemText(i) for i in range(box.count())] == list(ACTIVATIONS)
     assert box.currentText() == "relu"

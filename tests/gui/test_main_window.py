@@ -114,7 +114,7 @@ def test_settings_restore_parameters_and_geometry(qtbot, window, dispatcher, set
 
 
 def test_progress_and_cancel_for_long_job(qtbot, window):
-    window.dispatcher.submit("slow", lambda: time.sleep(1.5), throttle_ms=0)
+    window.dispatcher.submit("slow", lambda: time.sleep(1.5), immediate=True)
     qtbot.waitUntil(lambda: window.cancel_button.isVisible(), timeout=5000)
     assert window.progress.isVisible()
     window.cancel_button.click()

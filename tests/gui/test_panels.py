@@ -16,7 +16,7 @@ def make(qtbot, cls, dispatcher):
     panel.resize(1100, 700)
     panel.show()
     with qtbot.waitSignal(panel.computed, timeout=60000):
-        panel.refresh(throttle_ms=0)
+        panel.start()
     return panel
 
 
@@ -104,7 +104,7 @@ def test_job_error_reaches_status_and_panel_keeps_working(qtbot, kernel_panel, m
         raise RuntimeError("kernel exploded")
 
     monkeypatch.setattr(kernel_panel, "build_request", lambda: failing_job)
-    kernel_panel.refresh(throttle_ms=0)
+    kernel_panel.start()
     qtbot.waitUntil(lambda: any("kernel exploded" in m for m in messages), timeout=10000)
     assert kernel_panel.last_error == "RuntimeError: kernel exploded"
     monkeypatch.undo()

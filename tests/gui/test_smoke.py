@@ -18,8 +18,8 @@ original_start = main_window.MainWindow.start
 
 def start(self):
     original_start(self)
-    self.dispatcher.submit("slow", lambda: time.sleep(1.0), heavy=True, throttle_ms=0)
-    self.dispatcher.submit("slow2", lambda: time.sleep(1.0), throttle_ms=0)
+    self.dispatcher.submit("slow", lambda: time.sleep(1.0), heavy=True, immediate=True)
+    self.dispatcher.submit("slow2", lambda: time.sleep(1.0), immediate=True)
     QtCore.QTimer.singleShot(300, QtCore.QCoreApplication.quit)
 
 main_window.MainWindow.start = start

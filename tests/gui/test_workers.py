@@ -45,10 +45,10 @@ def test_superseded_result_shows_progress_then_newest_wins(qtbot, dispatcher):
         time.sleep(0.3)
         return "old"
 
-    first = dispatcher.submit("a", slow, throttle_ms=0)
+    first = dispatcher.submit("a", slow, immediate=True)
     assert started.wait(5)
-    middle = dispatcher.submit("a", lambda: "dropped: superseded before it started", throttle_ms=0)
-    rid = dispatcher.submit("a", lambda: "new", throttle_ms=0)
+    middle = dispatcher.submit("a", lambda: "dropped: superseded before it started", immediate=True)
+    rid = dispatcher.submit("a", lambda: "new", immediate=True)
     qtbot.waitUntil(lambda: not dispatcher.is_busy("a"), timeout=5000)
     assert middle < rid
     assert [e for e in events if e[0] == "returned"] == [
@@ -64,21 +64,21 @@ def test_cancelled_result_is_dropped(qtbot, dispatcher):
         time.sleep(0.3)
         return "cancelled"
 
-    dispatcher.submit("a", slow, throttle_ms=0)
+    dispatcher.submit("a", slow, immediate=True)
     assert started.wait(5)
     dispatcher.cancel("a")
     qtbot.waitUntil(lambda: not dispatcher.is_busy("a"), timeout=5000)
     qtbot.wait(50)
     assert [e for e in events if e[0] == "returned"] == []
     with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
-        rid = dispatcher.submit("a", lambda: "after", throttle_ms=0)
+        rid = dispatcher.submit("a", lambda: "after", immediate=True)
     assert blocker.args == ["a", rid, "after"]
 
 
 def test_keys_are_independent(qtbot, dispatcher):
     events = collect(dispatcher)
-    dispatcher.submit("a", lambda: 1, throttle_ms=0)
-    dispatcher.submit("b", lambda: 2, throttle_ms=0)
+    dispatcher.submit("a", lambda: 1, immediate=True)
+    dispatcher.submit("b", lambda: 2, immediate=True)
     qtbot.waitUntil(lambda: len(events) == 2, timeout=5000)
     assert sorted((e[1], e[3]) for e in events) == [("a", 1), ("b", 2)]
 
@@ -88,15 +88,15 @@ def test_error_becomes_readable_message_and_dispatcher_keeps_working(qtbot, disp
         raise ValueError("depth must be in [2, 50], got 99")
 
     with qtbot.waitSignal(dispatcher.errored, timeout=5000) as blocker:
-        dispatcher.submit("a", bad, throttle_ms=0)
+        dispatcher.submit("a", bad, immediate=True)
     assert blocker.args[2] == "depth must be in [2, 50], got 99"
 
     with qtbot.waitSignal(dispatcher.errored, timeout=5000) as blocker:
-        dispatcher.submit("a", lambda: 1 / 0, throttle_ms=0)
+        dispatcher.submit("a", lambda: 1 / 0, immediate=True)
     assert blocker.args[2].startswith("ZeroDivisionError")
 
     with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
-        dispatcher.submit("a", lambda: "fine", throttle_ms=0)
+        dispatcher.submit("a", lambda: "fine", immediate=True)
     assert blocker.args[2] == "fine"
 
 
@@ -155,7 +155,7 @@ def test_heavy_jobs_never_overlap(qtbot, dispatcher):
         return True
 
     for key in "abcd":
-        dispatcher.submit(key, job, heavy=True, throttle_ms=0)
+        dispatcher.submit(key, job, heavy=True, immediate=True)
     qtbot.waitUntil(lambda: not dispatcher.busy_keys(), timeout=5000)
     assert peak[0] == 1
 
@@ -181,7 +181,7 @@ def test_shutdown_waits_and_ignores_later_submissions(qtbot, qapp):
         finished.set()
         return 1
 
-    d.submit("a", slow, throttle_ms=0)
+    d.submit("a", slow, immediate=True)
     time.sleep(0.05)
     d.shutdown()
     assert finished.is_set()  # waited for the running job

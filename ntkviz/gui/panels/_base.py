@@ -1,32 +1,37 @@
-"""The base class of every panel (tab) of the main window.
+"""The base class of every panel (tab) of the main window: the view of a model.
 
-A panel *observes*: it holds its parameters in widgets, turns them into an
-immutable request (:meth:`QtPanel.build_request`, a Qt-free callable from
-:mod:`ntkviz.jobs`), hands it to the shared :class:`~ntkviz.gui.workers.Dispatcher`
-(:meth:`QtPanel.refresh`) and draws the response (:meth:`QtPanel.apply_response`).
-It never calls numba itself.
+A panel is a Qt-free parameter model (:class:`ntkviz.models.ParamModel`
+subclass, ``model_cls``) plus this view. The view *observes*: its widgets
+write through ``self.model.update(...)`` and it redraws when the model says
+so; it never holds parameters of its own and never calls numba. A change of a
+field that matters for the computation submits ``model.request()`` to the
+shared :class:`~ntkviz.gui.workers.Dispatcher` (throttled there, latest wins);
+a change of a ``display_only`` field only calls :meth:`QtPanel.redraw`.
 
 Writing a panel
 ---------------
-Subclass :class:`QtPanel`, set ``key`` (unique, short: used for the dispatcher,
-sessions, ``--tab`` and CLI export) and ``title`` (the tab text), then implement
+Subclass :class:`QtPanel`, set ``key`` (unique, short: dispatcher, sessions,
+``--tab`` and CLI export name), ``title`` (tab text) and ``model_cls``, then
+implement
 
-* ``build_request()`` -> callable job (raise ``ValueError`` for bad parameters:
-  the message goes to the status bar),
-* ``apply_response(response)`` -> draw it,
-* ``plot_items()``, ``csv_table(view)``, ``state()``, ``set_state(state)``,
-  ``help_html()``.
+* ``sync_widgets(changed)``: set the widgets from ``self.model.params`` (called
+  after every model change with the changed field names; block the widgets'
+  signals while setting them),
+* ``apply_response(response)``: draw it (using display-only fields of
+  ``self.model.params`` as needed); ``redraw()`` re-applies the last response,
+* ``plot_items()``, optionally ``csv_table(view)`` and ``help_html()``.
 
-Call ``self.refresh()`` whenever a parameter changes (it is throttled and
-latest-wins); ``computed`` is emitted after a response has been drawn, which is
-what tests and :func:`ntkviz.gui.headless.render_panel` wait for. Long jobs set
-``generator = True`` (``build_request`` then returns a zero-argument callable
-returning an iterator) and may override ``apply_item`` for progress/partials;
-items with a ``fraction`` attribute drive the main window's progress bar.
-Set ``heavy = True`` for jobs calling ``parallel=True`` numba kernels. A panel
-class may define a static ``warm_up()`` (Qt-free: call its numba kernels once on
-tiny inputs); the main window runs it on a worker at start-up, while the status
-bar says "compiling kernels…".
+``state()``/``set_state()`` are the model's session entry (``set_state``
+validates everything first and raises ``ValueError`` naming the field, changing
+nothing). ``computed`` is emitted after a response has been drawn (tests and
+:func:`ntkviz.gui.headless.render_panel` wait on it). Long jobs set
+``generator = True`` (the request is then a zero-argument callable returning an
+iterator) and may override ``apply_item`` for progress/partials; items with a
+``fraction`` attribute drive the main window's progress bar. Set ``heavy =
+True`` for jobs calling ``parallel=True`` numba kernels; ``auto_compute =
+False`` for jobs that start only on demand (:meth:`QtPanel.start`). A panel
+class may define a static ``warm_up()`` (Qt-free: call its numba kernels once
+on tiny inputs); the main window runs it on a worker at start-up.
 """
 from __future__ import annotations
 
@@ -49,26 +54,43 @@ class QtPanel(QtWidgets.QWidget):
     heavy: bool = False
     #: ``build_request()`` returns a generator job (progress, cancellable between items)
     generator: bool = False
-    #: trailing-edge throttle for parameter changes
-    throttle_ms: int = 30
+    #: the panel's Qt-free parameter model class (a ``ParamModel`` subclass)
+    model_cls: type | None = None
+    #: parameter changes start a computation (False: only :meth:`start` does)
+    auto_compute: bool = True
     _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots
     status = Signal(str)  # text for the main window's status bar (errors included)
 
-    def __init__(self, dispatcher, parent=None):
+    def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(parent)
         self.dispatcher = dispatcher
         self.response = None  #: the last response drawn
         self.last_error = ""  #: the last error message ("" after a success)
+        if model is None and self.model_cls is not None:
+            model = self.model_cls()
+        self.model = model  #: the Qt-free parameter model this view observes
+        if model is not None:
+            model.connect(self._on_model_changed)
         dispatcher.returned.connect(self._on_returned)
         dispatcher.yielded.connect(self._on_yielded)
         dispatcher.errored.connect(self._on_errored)
 
     # ------------------------------------------------------ to implement
     def build_request(self):
-        """Return the job for the current parameters (a zero-argument callable)."""
-        raise NotImplementedError
+        """Return the job for the current parameters (default: ``self.model.request()``)."""
+        if self.model is None:
+            raise NotImplementedError
+        return self.model.request()
+
+    def sync_widgets(self, changed: frozenset) -> None:
+        """Set the widgets from ``self.model.params`` after ``changed`` fields changed."""
+
+    def redraw(self) -> None:
+        """Re-draw the last response with the current display-only parameters."""
+        if self.response is not None:
+            self.apply_response(self.response)
 
     def apply_response(self, response) -> None:
         """Draw ``response`` (GUI thread); ``self.response`` is already ``response``."""
@@ -91,10 +113,13 @@ class QtPanel(QtWidgets.QWidget):
 
     def state(self) -> dict:
         """JSON-serialisable parameters and seeds (restored by :meth:`set_state`)."""
-        return {}
+        return {} if self.model is None else self.model.to_session()
 
     def set_state(self, state: dict) -> None:
-        """Restore parameters saved by :meth:`state` (unknown keys are ignored) and refresh."""
+        """Restore parameters saved by :meth:`state`; ``ValueError`` (naming the field)
+        and nothing changed if any value is invalid. Recomputes once."""
+        if self.model is not None:
+            self.model.restore(state)
 
     def help_html(self) -> str:
         """The maths behind the panel, as HTML (Help menu)."""
@@ -115,10 +140,11 @@ class QtPanel(QtWidgets.QWidget):
         finally:
             self._refresh_suspended = outer  # nests: an outer block stays suspended
 
-    def refresh(self, throttle_ms: int | None = None) -> int:
-        """Build a request from the widgets and submit it; returns its id (0 when the
-        parameters are invalid: the message then goes to ``status``; 0 also inside
-        :meth:`refresh_suspended`)."""
+    def refresh(self, *, immediate: bool = False) -> int:
+        """Submit the request for the current parameters; returns its id (0 when the
+        parameters are invalid — the message then goes to ``status`` — and 0 inside
+        :meth:`refresh_suspended`). Throttled by the dispatcher unless ``immediate``.
+        Keyword-only, so a widget signal connected here cannot pass a value into it."""
         if self._refresh_suspended:
             return 0
         try:
@@ -126,11 +152,27 @@ class QtPanel(QtWidgets.QWidget):
         except ValueError as exc:
             self._report_error(str(exc))
             return 0
-        throttle = self.throttle_ms if throttle_ms is None else throttle_ms
         if self.generator:
             return self.dispatcher.submit_generator(self.key, job, heavy=self.heavy,
-                                                    throttle_ms=throttle)
-        return self.dispatcher.submit(self.key, job, heavy=self.heavy, throttle_ms=throttle)
+                                                    immediate=immediate)
+        return self.dispatcher.submit(self.key, job, heavy=self.heavy, immediate=immediate)
+
+    def start(self) -> int:
+        """Compute now (the main window's start-up, ``Start`` buttons, headless export)."""
+        return self.refresh(immediate=True)
+
+    def _on_model_changed(self, changed: frozenset, recompute: bool) -> None:
+        self.sync_widgets(changed)
+        if recompute:
+            if self.auto_compute:
+                self.refresh()
+        else:
+            try:
+                self.redraw()
+            except Exception as exc:  # noqa: BLE001 - a drawing bug must not kill the app
+                from ntkviz.gui.workers import readable_error
+
+                self._report_error(readable_error(exc))
 
     def _report_error(self, message: str) -> None:
         self.last_error = message

@@ -521,7 +521,7 @@ class QtDeformationPanel(QtPanel):
     def _on_deformation_changed(self, _value=None) -> None:
         self.refresh()
 
-    def refresh(self, throttle_ms: int | None = None) -> int:
+    def refresh(self, *, immediate: bool = False) -> int:
         """Recompute the deformation; start the context job the first time a
         (digit, architecture) is shown.
 
@@ -543,7 +543,7 @@ class QtDeformationPanel(QtPanel):
             self._refresh_pending = True
             return self.dispatcher.latest_id(self.key) + 1
         self._refresh_pending = False
-        return super().refresh(0 if throttle_ms is None else throttle_ms)
+        return super().refresh(immediate=True)
 
     def _context_key(self) -> tuple:
         return (_digest(self._digit), self._digit_label, self._arch, self.context_per_class)
@@ -552,12 +552,12 @@ class QtDeformationPanel(QtPanel):
         defaults = Deformation()
         for name, s in self.sliders.items():
             s.setValue(getattr(defaults, name), emit=False)
-        self.refresh(throttle_ms=0)
+        self.refresh(immediate=True)
 
     def set_deformation(self, d: Deformation) -> None:
         for name, s in self.sliders.items():
             s.setValue(getattr(d, name), emit=False)
-        self.refresh(throttle_ms=0)
+        self.refresh(immediate=True)
 
     # digit
     def _on_bundled_changed(self, _=None) -> None:
@@ -581,7 +581,7 @@ class QtDeformationPanel(QtPanel):
         self._digit_label = label
         self._digit_source = source
         self.source_label.setText(description)
-        self.refresh(throttle_ms=0)
+        self.refresh(immediate=True)
 
     def load_user_image(self, path) -> bool:
         """Load a user image (PNG/JPEG/... via QImage, or .npy); on failure keep the
@@ -663,7 +663,7 @@ class QtDeformationPanel(QtPanel):
         if not self._arch_valid(arch):
             return
         self._arch = arch
-        self.refresh(throttle_ms=0)
+        self.refresh(immediate=True)
 
     # ------------------------------------------------------------ responses
     def apply_response(self, resp) -> None:
@@ -749,7 +749,7 @@ class QtDeformationPanel(QtPanel):
     def _on_busy(self, key: str, busy: bool) -> None:
         if key == self.key and not busy and self._refresh_pending:
             self._refresh_pending = False
-            QtPanel.refresh(self, 0)  # the trailing edge: the latest parameters
+            QtPanel.refresh(self, immediate=True)  # the trailing edge: the latest parameters
         if key == self.context_key and not busy and self._context is None:
             # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)

@@ -173,8 +173,8 @@ class QtStabilityPanel(QtPanel):
     def build_request(self) -> StabilityRequest:
         return StabilityRequest.from_state(self.state())
 
-    def refresh(self, throttle_ms: int | None = None) -> int:
-        rid = super().refresh(throttle_ms)
+    def refresh(self, *, immediate: bool = False) -> int:
+        rid = super().refresh(immediate=immediate)
         if rid:
             self.progress.setValue(0)
             self.info.setText("running…")

@@ -528,9 +528,9 @@ class QtTrainingPanel(QtPanel):
         request = TrainRequest.from_state(self.state())
         return request.iterate
 
-    def refresh(self, throttle_ms: int | None = None) -> int:
+    def refresh(self, *, immediate: bool = False) -> int:
         """Submit the current parameters; on success the old frames are dropped at once."""
-        rid = super().refresh(throttle_ms)
+        rid = super().refresh(immediate=immediate)
         if rid:
             from ntkviz.jobs import TrainRequest
 
