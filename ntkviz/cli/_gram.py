@@ -1,34 +1,65 @@
-"""``ntkviz gram``: exact CKN / convolutional-NTK Gram matrix of images in a .npy file.
+"""``ntkviz gram``: exact CKN / convolutional-NTK Gram matrix of an image set, over tiles.
 
-``ntkviz gram --model {M1,M2,M3,M4|FILE.json} --images FILE.npy [--images-b FILE.npy]
---mode {ckn,ntk} --out K.npy``. Images are (N, H, W) or (N, H, W, C), float
-values used as given (scale MNIST uint8 by 1/255 first). Conventions: the
-reference albietz/ckn_kernel HEAD (see ``ntkviz.core.cntk``).
+``ntkviz gram --model {M1..M4|FILE.json} --images FILE [--images-b FILE] --mode {ckn,ntk}
+--out K.zarr|K.npy [--tile-size 256] [--workers N | --scheduler ADDRESS]``.
+
+Inputs: ``.npy`` (N, H, W[, C]), ``.npz`` (``images``), MNIST IDX
+``*-images-idx3-ubyte[.gz]``; uint8 images are scaled by 1/255, other dtypes
+used as stored. The matrix is a grid of tiles: with ``--out K.zarr`` each tile
+is written atomically with its sha256 into a Zarr store (array ``gram``,
+metadata in the group attribute ``ntkviz``), so rerunning the same command
+after a crash or Ctrl+C computes only the missing tiles; a store made with
+other inputs, architecture, mode, tile size or ntkviz version is refused.
+``--out K.npy`` keeps the matrix in memory (small N). Conventions of the
+kernels: :mod:`ntkviz.core.cntk` (reference albietz/ckn_kernel HEAD).
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 from ntkviz.cli import CliError
-from ntkviz.cli._common import output_path
+from ntkviz.cli._common import positive_int
 
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "gram", help="exact CKN / convolutional NTK Gram matrix of images (.npy)",
+        "gram", help="exact CKN / convolutional NTK Gram matrix of images, tiled (Zarr, Dask)",
         description="Exact infinite-width CKN or convolutional NTK Gram matrix (Bietti & Mairal 2019, "
-                    "reference conventions of albietz/ckn_kernel HEAD) of the images in a .npy file, "
-                    "or the cross matrix against a second file.")
+                    "reference conventions of albietz/ckn_kernel HEAD) of an image set, or the cross "
+                    "matrix against a second set, computed tile by tile into a resumable Zarr store. "
+                    "Images: .npy (N,H,W[,C]), .npz with 'images', or MNIST *-images-idx3-ubyte[.gz]; "
+                    "uint8 values are divided by 255, other dtypes are used as stored.")
+    add_model_argument(p)
+    p.add_argument("--images", required=True, metavar="FILE", help="images: .npy, .npz or MNIST IDX")
+    p.add_argument("--images-b", metavar="FILE", help="second set: compute the (N, M) cross matrix")
+    p.add_argument("--mode", required=True, choices=("ckn", "ntk"), help="ckn (last layer trained) or ntk")
+    p.add_argument("--out", required=True, metavar="K.zarr|K.npy",
+                   help="output: a Zarr store (tiled, resumable; read it with "
+                        "zarr.open_group(path)['gram'][:]) or a .npy file (small N, not resumable)")
+    p.add_argument("--tile-size", type=int, default=256, metavar="T",
+                   help="tile side in images (default 256; one Zarr chunk per tile)")
+    add_engine_arguments(p)
+    p.set_defaults(func=run)
+
+
+def add_model_argument(p) -> None:
     p.add_argument("--model", required=True, metavar="M1..M4|FILE.json",
                    help="preset M1, M2, M3, M4 or a JSON file: a list of layer dicts (npatch, subsampling, "
                         "pooling, kernel, sigma, poolfactor) or {\"layers\": [...], \"patch_normalization\": ...}")
-    p.add_argument("--images", required=True, metavar="FILE.npy", help="images (N, H, W) or (N, H, W, C)")
-    p.add_argument("--images-b", metavar="FILE.npy", help="second set: compute the (N, M) cross matrix")
-    p.add_argument("--mode", required=True, choices=("ckn", "ntk"), help="ckn (last layer trained) or ntk")
-    p.add_argument("--out", required=True, metavar="K.npy", help="output matrix (.npy, float64)")
-    p.set_defaults(func=run)
+
+
+def add_engine_arguments(p) -> None:
+    eng = p.add_mutually_exclusive_group()
+    eng.add_argument("--workers", type=positive_int, metavar="N",
+                     help="start a local Dask cluster of N single-threaded worker processes "
+                          "(default: compute in this process on all numba threads)")
+    eng.add_argument("--scheduler", metavar="ADDRESS",
+                     help="use an existing Dask cluster, e.g. tcp://HOST:8786 (started with "
+                          "'dask scheduler' and 'dask worker tcp://HOST:8786')")
 
 
 def load_model(spec: str):
@@ -52,29 +83,83 @@ def load_model(spec: str):
         raise CliError(f"{path}: {exc}") from None
 
 
-def progress_line(label: str, fraction: float, final: bool = False) -> None:
-    """A self-overwriting progress line on stderr."""
-    sys.stderr.write(f"\r{label}: {100 * fraction:5.1f} %".ljust(60) + ("\n" if final else ""))
-    sys.stderr.flush()
+def check_output(out: str, inputs: list[str | None], suffixes=(".zarr", ".npy")) -> Path:
+    """An output path: right suffix, writable existing folder, not one of the inputs."""
+    p = Path(out)
+    if p.suffix.lower() not in suffixes:
+        raise CliError(f"--out must end in {' or '.join(suffixes)}, got {p.name!r}")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise CliError(f"--out folder does not exist: {parent}")
+    resolved = p.resolve()
+    for name in inputs:
+        if name is not None and Path(name).resolve() == resolved:
+            raise CliError(f"--out {p} is one of the inputs; refusing to overwrite an input")
+    target = p if p.exists() else parent
+    if not os.access(target, os.W_OK):
+        raise CliError(f"--out {p}: {'store' if p.exists() else 'folder'} is not writable")
+    return p
+
+
+def progress_bar(total: int, initial: int, label: str):
+    """A tqdm bar on stderr counting kernel pairs (rate and ETA)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="pair", unit_scale=True, desc=label, file=sys.stderr,
+                dynamic_ncols=True, smoothing=0.1, mininterval=0.5)
+
+
+def drive(run, client, label: str) -> float:
+    """Run a :class:`~ntkviz.dataset.GramRun` with a tqdm bar; returns the seconds spent."""
+    bar = progress_bar(run.total_pairs, 0, label)
+    start = time.perf_counter()
+    try:
+        for ev in run.events(client):
+            skipped = run.skipped_pairs(ev) if ev.tile is not None else 0
+            if ev.pairs or skipped:
+                bar.update(ev.pairs + skipped)
+    finally:
+        bar.close()
+    return time.perf_counter() - start
+
+
+def summary(label: str, run, seconds: float, client) -> str:
+    """One line: pairs, tiles, seconds, pairs/s/core."""
+    import numba
+
+    from ntkviz.dataset._gram import client_cores, pairs_per_second_per_core
+
+    cores = numba.get_num_threads() if client is None else client_cores(client)
+    rate = pairs_per_second_per_core(run.pairs_computed, seconds, cores)
+    rate_text = f"{rate:.1f} pairs/s/core" if run.pairs_computed else "nothing to compute"
+    return (f"{label}: {run.pairs_computed} pairs in {run.tiles_computed} tile(s) "
+            f"({run.tiles_skipped} of {run.tiles_total} already done) in {seconds:.1f} s on "
+            f"{cores} core(s): {rate_text}")
 
 
 def run(args) -> int:
     import numpy as np
 
-    from ntkviz.core.cntk import gram_iter
-    from ntkviz.core.digits import load_image_file
+    from ntkviz._io import atomic_write
+    from ntkviz.dataset import GramRun, dask_client, load_dataset
 
+    if not 1 <= args.tile_size <= 2048:
+        raise CliError(f"--tile-size must be in [1, 2048], got {args.tile_size}")
     arch = load_model(args.model)
-    out = output_path(args.out, (".npy",))
-    images = load_image_file(args.images, stack=True)
-    images_b = None if args.images_b is None else load_image_file(args.images_b, stack=True)
-    arch.check_mode(args.mode)
+    out = check_output(args.out, [args.images, args.images_b])
+    a = load_dataset(args.images).images
+    b = None if args.images_b is None else load_dataset(args.images_b).images
     try:
-        arch.layer_sizes(images.shape[1], images.shape[2])
+        arch.check_mode(args.mode)
     except ValueError as exc:
-        raise CliError(f"--model does not fit {images.shape[1]}x{images.shape[2]} images: {exc}") from None
-    item = None
-    for item in gram_iter(images, arch, args.mode, images_b):
-        progress_line("gram", item.fraction, final=item.matrix is not None)
-    np.save(out, item.matrix)
+        raise CliError(f"--mode: {exc}") from None
+    zarr_out = out.suffix.lower() == ".zarr"
+    run_ = GramRun(a, b, arch, (args.mode,), args.tile_size, {args.mode: out} if zarr_out else None)
+    with dask_client(args.workers, args.scheduler) as client:
+        seconds = drive(run_, client, "gram")
+        line = summary("gram", run_, seconds, client)
+    if not zarr_out:
+        K = run_.matrix(args.mode)
+        atomic_write(out, lambda tmp: np.save(tmp, K))
+    print(f"{line}; wrote {out}", file=sys.stderr)
     return 0
