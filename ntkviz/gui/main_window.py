@@ -25,7 +25,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.panels import PANELS, TITLES
+from ntkviz.gui.panels import PANELS, TITLES, resolve
 
 __all__ = ["MainWindow", "ExportDialog", "SESSION_FORMAT", "warm_up_kernels"]
 
@@ -50,12 +50,6 @@ def _import_core() -> str:
     """Import the numeric core behind the requests (run on a worker at start-up)."""
     importlib.import_module("ntkviz.jobs")
     return "core loaded"
-
-
-def _import_target(target: str):
-    """The class named by a ``"module:Class"`` registry entry."""
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 class _LazyPanels(Mapping):
@@ -140,7 +134,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
         self._build_status_bar()
-        for key, target in PANELS:
+        for key, _title, target in PANELS:
             if panels is not None and key not in panels:
                 continue
             page = QtWidgets.QWidget()
@@ -235,7 +229,7 @@ class MainWindow(QtWidgets.QMainWindow):
             extra = []
             for key, target in self._targets.items():
                 try:
-                    warm = getattr(_import_target(target), "warm_up", None)
+                    warm = getattr(resolve(target), "warm_up", None)
                 except Exception:  # noqa: BLE001 - reported when its tab is shown
                     continue
                 if warm is not None:
@@ -265,7 +259,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if key not in self._targets:
             raise KeyError(key)
         try:
-            panel = _import_target(self._targets[key])(self.dispatcher)
+            panel = resolve(self._targets[key])(self.dispatcher)
         except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the app
             self.show_message(f"panel {key!r} unavailable: {type(exc).__name__}: {exc}",
                               error=True)

@@ -11,8 +11,25 @@ MINE = ["kernel", "spectrum"]
 
 
 def test_titles_match_the_panel_classes():
-    assert list(TITLES) == [key for key, _ in PANELS]
+    assert list(TITLES) == [key for key, _, _ in PANELS]
     assert {key: panel_class(key).title for key in TITLES} == TITLES
+
+
+def test_model_class_is_the_views_model_and_found_without_qt():
+    import subprocess
+    import sys
+
+    from ntkviz.gui.panels import model_class
+
+    for key in TITLES:
+        assert model_class(key) is panel_class(key).model_cls
+    code = ("import sys\n"
+            "from ntkviz.cli._export import registry\n"
+            "reg = registry()\n"
+            "[reg.model_class(k) for k in reg.keys()]\n"
+            "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_only_the_visible_panel_is_built_until_its_tab_is_shown(qtbot, dispatcher, settings):
