@@ -14,14 +14,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Iterator
 
 from ntkviz.core._validate import check_float
-from ntkviz.core.dynamics import (
-    METRICS,
-    TrainConfig,
-    TrainResult,
-    make_setup,
-    tau_from_alpha,
-    train_frames,
-)
+from ntkviz.core._train_config import METRICS, TrainConfig, tau_from_alpha
+from ntkviz.core.dynamics import TrainResult, make_setup, train_frames
 
 __all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS", "PAPER_CONFIG"]
 
@@ -42,6 +36,9 @@ class TrainRequest:
     config: TrainConfig = PAPER_CONFIG
     compare_alpha: float | None = 100.0
 
+    def __post_init__(self):
+        self.configs()  # ValueError naming a bad field
+
     @classmethod
     def from_state(cls, state: dict) -> "TrainRequest":
         """Build from a flat panel/session/CLI state: :class:`TrainConfig` fields (missing
@@ -49,9 +46,7 @@ class TrainRequest:
         Raises ``ValueError`` naming a bad field."""
         names = {f.name for f in fields(TrainConfig)}
         config = replace(PAPER_CONFIG, **{k: v for k, v in state.items() if k in names})
-        req = cls(config, state.get("compare_alpha", cls.compare_alpha))
-        req.configs()
-        return req
+        return cls(config, state.get("compare_alpha", cls.compare_alpha))
 
     def state(self) -> dict:
         """The flat state :meth:`from_state` reads."""

@@ -1,0 +1,195 @@
+"""Parameters of the lazy-training panel (Qt-free).
+
+One run, or two side by side (``compare``: the same teacher, data,
+initialisation and step size at a second output scale ``alpha2``), of a
+two-layer ReLU network trained by gradient descent at output scale α = τ²
+(Chizat, Oyallon & Bach 2019), see :mod:`ntkviz.core.dynamics`.
+:class:`TrainingModel` turns them into a :class:`ntkviz.jobs.TrainRequest`.
+
+Display-only fields (no new computation): ``metrics`` (curves drawn on the
+metric plot), ``frame`` (the timeline frame shown: ``-1`` is the last; also the
+frame an export draws) and ``autoplay`` (play a new run as its frames arrive).
+Importing this module loads neither numba, scipy nor Qt.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ntkviz import limits
+from ntkviz.core._train_config import METRICS, frame_steps
+from ntkviz.models._base import ParamModel
+
+__all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS", "LR_RANGE"]
+
+#: metrics drawn by default (keys of :data:`ntkviz.core.dynamics.METRICS`)
+DEFAULT_METRICS = ("train_loss", "test_loss", "relative_displacement", "gap", "kernel_drift",
+                   "flip_share")
+#: step sizes offered (the core accepts any positive step up to 1e3; below 1e-6 nothing moves
+#: within the step budget, and a logarithmic slider needs a positive lower end)
+LR_RANGE = (1e-6, limits.LR_RANGE[1])
+#: fields that select the computation: changing one may shorten the timeline
+RUN_FIELDS = ("steps", "frames", "log_time")
+
+
+def _int(name: str, value, bounds: tuple) -> None:
+    lo, hi = bounds
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be in [{lo}, {hi}], got {value}")
+
+
+def _float(name: str, value, bounds: tuple) -> None:
+    lo, hi = bounds
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {value!r}")
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {value!r}")
+
+
+def _bool(name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+
+
+@dataclass(frozen=True)
+class TrainingParams:
+    """The lazy-training panel's parameters.
+
+    The defaults are the paper's Fig. 1 set-up (d = 2, n = 15, m = 20, m₀ = 3) at the
+    non-lazy α = 0.01 (τ = 0.1) beside the lazy α = 100 (τ = 10).
+
+    Attributes
+    ----------
+    alpha, alpha2 : output scales α of the run and of the second run, in [1e-4, 1e6].
+    compare : train the second run (at ``alpha2``) side by side.
+    width : student width m, even (symmetrised pairs), in [2, 65536].
+    samples : training inputs n, in [1, 2000].
+    teacher : teacher neurons m₀, in [1, 64].
+    dim : input dimension d (inputs on S^{d-1}), in [2, 100].
+    lr : gradient-descent step size (the same for every α), in [1e-6, 1000].
+    steps : gradient steps, in [1, 10⁶].
+    frames : recorded frames after the first, in [1, 2000] (log-spaced steps with
+        ``log_time``, else evenly spaced; steps that round alike are recorded once).
+    seed : seed of the teacher, the data and the initialisation, in [0, 2³² − 1].
+    init : ``"symmetric"`` (paired neurons, f(w₀) = 0) or ``"centered"``.
+    ntk_scaling : multiply the student by 1/√m.
+    metrics : metric curves drawn (display only), among :data:`METRICS`.
+    frame : timeline frame shown, in [-1, frame count − 1] (-1: the last; display only).
+    autoplay : play a new run from its first frame as it arrives (display only).
+    """
+
+    alpha: float = 0.01
+    compare: bool = True
+    alpha2: float = 100.0
+    width: int = 20
+    samples: int = 15
+    teacher: int = 3
+    dim: int = 2
+    lr: float = 0.005
+    steps: int = 10000
+    frames: int = 120
+    seed: int = 0
+    init: str = "symmetric"
+    ntk_scaling: bool = False
+    log_time: bool = True
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    frame: int = -1
+    autoplay: bool = True
+
+    def __post_init__(self):
+        _float("alpha", self.alpha, limits.ALPHA_RANGE)
+        _bool("compare", self.compare)
+        _float("alpha2", self.alpha2, limits.ALPHA_RANGE)
+        _int("width", self.width, limits.TRAIN_WIDTH_RANGE)
+        if self.width % 2:
+            raise ValueError(f"width must be even (neurons come in symmetrised pairs), "
+                             f"got {self.width}")
+        _int("samples", self.samples, limits.TRAIN_SAMPLES_RANGE)
+        _int("teacher", self.teacher, limits.TEACHER_RANGE)
+        _int("dim", self.dim, limits.TRAIN_DIM_RANGE)
+        _float("lr", self.lr, LR_RANGE)
+        _int("steps", self.steps, limits.STEPS_RANGE)
+        _int("frames", self.frames, limits.FRAMES_RANGE)
+        _int("seed", self.seed, limits.SEED_RANGE)
+        if self.init not in limits.INITS:
+            raise ValueError(f"init must be one of {', '.join(limits.INITS)}; got {self.init!r}")
+        _bool("ntk_scaling", self.ntk_scaling)
+        _bool("log_time", self.log_time)
+        _bool("autoplay", self.autoplay)
+        if not isinstance(self.metrics, tuple):
+            raise ValueError(f"metrics must be a list of names, got {self.metrics!r}")
+        for key in self.metrics:
+            if key not in METRICS:
+                raise ValueError(f"metrics must be among {', '.join(METRICS)}; got {key!r}")
+        if len(set(self.metrics)) != len(self.metrics):
+            raise ValueError(f"metrics must not repeat a name, got {', '.join(self.metrics)}")
+        _int("frame", self.frame, (-1, self.frame_count() - 1))
+
+    def frame_count(self) -> int:
+        """Frames of the timeline (the initialisation and the recorded steps); a run that
+        diverges stops earlier."""
+        return len(frame_steps(self.steps, self.frames, self.log_time))
+
+    @property
+    def compare_alpha(self) -> float | None:
+        """The second run's α, or None without ``compare``."""
+        return self.alpha2 if self.compare else None
+
+
+class TrainingModel(ParamModel):
+    """The lazy-training panel's model: builds a :class:`ntkviz.jobs.TrainRequest`."""
+
+    Params = TrainingParams
+    display_only = frozenset({"metrics", "frame", "autoplay"})
+
+    @classmethod
+    def train_request(cls, params: TrainingParams):
+        """The :class:`ntkviz.jobs.TrainRequest` of ``params`` (run it to the end by calling it)."""
+        from ntkviz.core._train_config import TrainConfig
+        from ntkviz.jobs import TrainRequest
+
+        config = TrainConfig(alpha=params.alpha, width=params.width, samples=params.samples,
+                             teacher=params.teacher, lr=params.lr, steps=params.steps,
+                             frames=params.frames, seed=params.seed, dim=params.dim,
+                             ntk_scaling=params.ntk_scaling, log_time=params.log_time,
+                             init=params.init)
+        return TrainRequest(config, params.compare_alpha)
+
+    @classmethod
+    def build_request(cls, params: TrainingParams):
+        """The generator job: ``TrainRequest.iterate`` (cumulative responses, cancellable)."""
+        return cls.train_request(params).iterate
+
+    def update_run(self, **changes) -> frozenset:
+        """:meth:`update` from a control: when the new timeline is shorter than the frame
+        shown, show its last frame instead of refusing the change."""
+        if "frame" not in changes and any(k in changes for k in RUN_FIELDS):
+            probe = {k: changes.get(k, getattr(self.params, k)) for k in RUN_FIELDS}
+            try:
+                count = len(frame_steps(**probe))
+            except (TypeError, ValueError):
+                count = None  # invalid: let the dataclass name the field
+            if count is not None and self.params.frame >= count:
+                changes["frame"] = -1
+        return self.update(**changes)
+
+    @classmethod
+    def gallery_cases(cls) -> dict[str, dict]:
+        """Session states for the figure gallery: the default and the extremes."""
+        one = {"compare": False, "autoplay": False}
+        return {
+            "default": {"autoplay": False},
+            # far from lazy: neurons travel to the teacher directions (needs lr ≲ α/2)
+            "alpha_1e-3": {**one, "alpha": 1e-3, "lr": 4e-4, "steps": 40000},
+            # deep in the lazy regime: the net is its linearisation
+            "alpha_1e3": {**one, "alpha": 1e3},
+            "side_by_side_extremes": {"alpha": 1e-3, "alpha2": 1e3, "lr": 4e-4, "steps": 40000,
+                                      "autoplay": False},
+            "wide_many_samples": {**one, "alpha": 1.0, "width": 2000, "samples": 200,
+                                  "steps": 2000, "lr": 0.002},
+            "high_dim_first_frame": {**one, "alpha": 1.0, "dim": 100, "frame": 0},
+            "all_metrics": {"autoplay": False, "metrics": list(METRICS)},
+        }
+
