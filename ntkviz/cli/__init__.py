@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("gui", "kernel", "spectrum", "gram", "stability", "export")
+COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "stability", "export")
 
 
 class CliError(Exception):

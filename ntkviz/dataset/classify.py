@@ -1,0 +1,268 @@
+"""One-vs-rest kernel ridge regression of labelled images with CKN, NTK and pixel kernels.
+
+For a kernel ``k``, training images ``x_1..x_n`` with labels in classes
+``c_1..c_C`` and targets ``Y`` (n, C) one-hot (1 for the class, 0 otherwise),
+the predictor is ``f(x) = k(x, X) (K + lambda * (tr K / n) * I)^-1 Y`` and the
+predicted class is ``argmax_c f_c(x)`` (one regression per class, "one vs
+rest"). The ridge ``lambda`` is relative to the mean diagonal ``tr K / n``, so
+one value means the same for kernels of any scale; ``"auto"`` picks it from
+:data:`RIDGE_GRID` by k-fold cross-validation **on the training set only**
+(largest lambda among the best mean fold accuracies).
+
+Kernels:
+
+* ``ckn``, ``ntk``: the exact convolutional kernels (:mod:`ntkviz.core.cntk`),
+  both from one pass of the conv engine, over tiles (:mod:`ntkviz.dataset`),
+  optionally cached as Zarr stores and computed on a Dask cluster;
+* ``pixels``: the Gaussian kernel on raw pixels ``exp(-|x - y|^2 / (2 h^2))`` with
+  ``h`` the median distance between distinct training images (the baseline).
+
+Training sets of the sizes asked are nested: the first ``n`` images of one
+seeded permutation of the training file. ``--deform`` evaluates on deformed
+copies of the test images made with :func:`ntkviz.core.deform.deform_image`
+(the deformation editor's families: the amplitude is the family's parameter).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+from scipy import linalg
+
+from ntkviz.core.cntk import Architecture, architecture_to_dict
+
+__all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "ClassifyProgress", "ClassifyResult",
+           "classify_iter", "deform_images", "pixel_gram", "median_bandwidth", "krr_scores",
+           "krr_predict", "cv_ridge", "parse_deform", "train_permutation"]
+
+KERNELS = ("ckn", "ntk", "pixels")
+#: deformation family -> field of :class:`ntkviz.core.deform.Deformation` the amplitude sets
+DEFORM_FAMILIES = {"rotation": "rotation_deg", "translation": "translate_x", "scale": "scale",
+                   "shear": "shear", "smooth": "smooth_amplitude", "infimnist": "infimnist_alpha"}
+#: candidate relative ridges for ``ridge="auto"``
+RIDGE_GRID = tuple(10.0 ** e for e in range(-6, 2))
+CV_FOLDS = 5
+CSV_HEADER = ("kernel", "train_size", "deformation", "amplitude", "accuracy")
+#: tile side of the cached stores
+CACHE_TILE = 256
+
+
+def parse_deform(text: str) -> tuple[str, tuple[float, ...]]:
+    """``"rotation:0,5,10"`` -> ``("rotation", (0.0, 5.0, 10.0))`` (``ValueError`` naming the problem)."""
+    family, sep, values = text.partition(":")
+    family = family.strip()
+    if not sep or family not in DEFORM_FAMILIES:
+        raise ValueError(f"--deform must be FAMILY:A1,A2,... with FAMILY one of "
+                         f"{', '.join(DEFORM_FAMILIES)}, got {text!r}")
+    try:
+        amps = tuple(float(v) for v in values.split(",") if v.strip())
+    except ValueError:
+        raise ValueError(f"--deform amplitudes must be numbers, got {values!r}") from None
+    if not amps:
+        raise ValueError("--deform needs at least one amplitude, e.g. rotation:0,10,20")
+    for a in amps:
+        _deformation(family, a)  # validates the range
+    return family, amps
+
+
+def _deformation(family: str, amplitude: float, seed: int = 0):
+    from ntkviz.core.deform import Deformation
+
+    fields = {DEFORM_FAMILIES[family]: amplitude}
+    if family == "smooth":
+        fields["smooth_seed"] = seed
+    if family == "infimnist":
+        fields["infimnist_seed"] = seed
+    try:
+        return Deformation(**fields).validated()
+    except ValueError as exc:
+        raise ValueError(f"--deform {family}: {exc}") from None
+
+
+def _is_identity(family: str, amplitude: float) -> bool:
+    return family == "none" or amplitude == (1.0 if family == "scale" else 0.0)
+
+
+def deform_images(images: np.ndarray, family: str, amplitude: float, seed: int = 0) -> np.ndarray:
+    """Deformed copies of ``images`` (N, H, W[, C]); the identity returns the images unchanged.
+    Random families (smooth field, Infinite-MNIST) use seed ``seed + index``."""
+    from ntkviz.core.deform import deform_image
+
+    if _is_identity(family, amplitude):
+        return images
+    out = np.empty_like(images)
+    for k, img in enumerate(images):
+        out[k] = deform_image(img, _deformation(family, amplitude, seed + k))[0]
+    return out
+
+
+def median_bandwidth(images: np.ndarray) -> float:
+    """Median Euclidean distance between distinct images (1.0 if all coincide)."""
+    x = images.reshape(len(images), -1)
+    d2 = _sq_dists(x, x)
+    iu = np.triu_indices(len(x), 1)
+    med = float(np.sqrt(np.median(d2[iu]))) if iu[0].size else 0.0
+    return med if med > 0 else 1.0
+
+
+def _sq_dists(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    d2 = (x * x).sum(1)[:, None] + (y * y).sum(1)[None, :] - 2.0 * x @ y.T
+    return np.maximum(d2, 0.0)
+
+
+def pixel_gram(a: np.ndarray, b: np.ndarray, bandwidth: float) -> np.ndarray:
+    """Gaussian kernel ``exp(-|a_i - b_j|^2 / (2 h^2))`` on raw pixels, (len(a), len(b))."""
+    x, y = a.reshape(len(a), -1), b.reshape(len(b), -1)
+    return np.exp(-_sq_dists(x, y) / (2.0 * bandwidth ** 2))
+
+
+def _targets(labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    return (labels[:, None] == classes[None, :]).astype(np.float64)
+
+
+def krr_scores(K: np.ndarray, Y: np.ndarray, K_cross: np.ndarray, ridge: float) -> np.ndarray:
+    """``K_cross (K + ridge (tr K / n) I)^-1 Y``: one-vs-rest scores (n_test, classes)."""
+    n = K.shape[0]
+    scale = np.trace(K) / n if n else 1.0
+    A = K + ridge * (scale if scale > 0 else 1.0) * np.eye(n)
+    alpha = linalg.solve(A, Y, assume_a="pos", check_finite=False)
+    return K_cross @ alpha
+
+
+def krr_predict(K: np.ndarray, labels: np.ndarray, K_cross: np.ndarray, ridge: float) -> np.ndarray:
+    """Predicted labels of the test rows of ``K_cross`` (n_test, n_train)."""
+    classes = np.unique(labels)
+    return classes[np.argmax(krr_scores(K, _targets(labels, classes), K_cross, ridge), axis=1)]
+
+
+def cv_ridge(K: np.ndarray, labels: np.ndarray, grid=RIDGE_GRID, folds: int = CV_FOLDS,
+             seed: int = 0) -> float:
+    """The relative ridge of ``grid`` with the best mean k-fold accuracy on the training set
+    (largest such ridge on ties). Folds: a seeded permutation cut into ``folds`` parts."""
+    n = len(labels)
+    folds = max(2, min(folds, n))
+    order = np.random.default_rng(seed).permutation(n)
+    parts = np.array_split(order, folds)
+    scores = np.zeros(len(grid))
+    for part in parts:
+        fit = np.setdiff1d(order, part)
+        if fit.size == 0 or part.size == 0:
+            continue
+        for g, lam in enumerate(grid):
+            pred = krr_predict(K[np.ix_(fit, fit)], labels[fit], K[np.ix_(part, fit)], lam)
+            scores[g] += np.count_nonzero(pred == labels[part])
+    best = np.flatnonzero(scores == scores.max())
+    return float(grid[best[-1]])
+
+
+def train_permutation(n: int, seed: int) -> np.ndarray:
+    """The seeded order in which training images are taken (nested training sets)."""
+    return np.random.default_rng(seed).permutation(n)
+
+
+@dataclass(frozen=True)
+class ClassifyResult:
+    """Rows ``(kernel, train_size, deformation, amplitude, accuracy)`` and the ridge used
+    per ``(kernel, train_size)``."""
+
+    rows: tuple[tuple, ...]
+    ridges: dict = field(default_factory=dict)
+
+    def csv_table(self) -> tuple[list[str], list[list]]:
+        return list(CSV_HEADER), [list(r) for r in self.rows]
+
+
+@dataclass(frozen=True)
+class ClassifyProgress:
+    """One step of :func:`classify_iter`: ``fraction`` in [0, 1], a ``stage`` text, the
+    rows so far (``result``) and, on the last item, ``final=True``."""
+
+    fraction: float
+    stage: str
+    result: ClassifyResult
+    final: bool = False
+
+
+def _cache_paths(cache_dir, arch: Architecture, a: np.ndarray, b: np.ndarray | None, kinds) -> dict | None:
+    if cache_dir is None:
+        return None
+    from ntkviz.dataset._load import images_hash
+
+    h = hashlib.sha256(json.dumps(architecture_to_dict(arch), sort_keys=True).encode()).hexdigest()[:12]
+    tag = images_hash(a)[:16] + ("" if b is None else "-" + images_hash(b)[:16])
+    return {k: Path(cache_dir) / f"{k}-{h}-{tag}.zarr" for k in kinds}
+
+
+def classify_iter(train_images, train_labels, test_images, test_labels, arch: Architecture,
+                  kernels=KERNELS, train_sizes=(100,), ridge: float | None = None,
+                  family: str = "none", amplitudes=(0.0,), cache_dir=None, client=None,
+                  seed: int = 0) -> Iterator[ClassifyProgress]:
+    """Accuracy of each kernel for each training size (nested subsets) and each
+    deformation amplitude of the test images. ``ridge=None`` means "auto" (CV).
+
+    Inputs are validated by the caller (the CLI, :class:`ntkviz.jobs.ClassifyRequest`):
+    images float64 of one shape, integer labels of matching lengths, sizes
+    ``<= len(train)``. Yields :class:`ClassifyProgress`; the conv Gram matrices
+    are computed tile by tile (cached in ``cache_dir`` when given).
+    """
+    from ntkviz.dataset._gram import GramRun
+
+    sizes = tuple(sorted(set(int(n) for n in train_sizes)))
+    conv = tuple(k for k in kernels if k in ("ckn", "ntk"))
+    order = train_permutation(len(train_images), seed)[: sizes[-1]]
+    xtr, ytr = np.ascontiguousarray(train_images[order]), np.asarray(train_labels)[order]
+    tests = [(a, deform_images(test_images, family, a, seed)) for a in amplitudes]
+    runs = []
+    if conv:
+        runs.append(GramRun(xtr, None, arch, conv, CACHE_TILE if cache_dir else 64,
+                            _cache_paths(cache_dir, arch, xtr, None, conv)))
+        for _, xte in tests:
+            runs.append(GramRun(xtr, xte, arch, conv, CACHE_TILE if cache_dir else 64,
+                                _cache_paths(cache_dir, arch, xtr, xte, conv)))
+    total = sum(r.total_pairs for r in runs) or 1
+    done = 0
+    rows: list[tuple] = []
+    ridges: dict = {}
+
+    def progress(stage: str, final: bool = False) -> ClassifyProgress:
+        return ClassifyProgress(min(done / total, 1.0) if not final else 1.0, stage,
+                                ClassifyResult(tuple(rows), dict(ridges)), final)
+
+    yield progress("training Gram matrix")
+    mats = {}
+    if conv:
+        for ev in runs[0].events(client):
+            done += ev.pairs + runs[0].skipped_pairs(ev) if ev.tile is not None else ev.pairs
+            yield progress("training Gram matrix")
+        mats = {k: runs[0].matrix(k) for k in conv}
+    band = {n: median_bandwidth(xtr[:n]) for n in sizes}
+    if "pixels" in kernels:
+        mats["pixels"] = {n: pixel_gram(xtr[:n], xtr[:n], band[n]) for n in sizes}
+    for n in sizes:
+        for k in kernels:
+            K = mats[k][n] if k == "pixels" else mats[k][:n, :n]
+            ridges[(k, n)] = ridge if ridge is not None else cv_ridge(K, ytr[:n], seed=seed)
+    for t, (amp, xte) in enumerate(tests):
+        stage = "test" if family == "none" else f"test, {family} {amp:g}"
+        cross = {}
+        if conv:
+            run = runs[1 + t]
+            for ev in run.events(client):
+                done += ev.pairs + run.skipped_pairs(ev) if ev.tile is not None else ev.pairs
+                yield progress(f"cross Gram matrix ({stage})")
+            cross = {k: run.matrix(k) for k in conv}
+        for k in kernels:
+            for n in sizes:
+                if k == "pixels":
+                    K, Kx = mats[k][n], pixel_gram(xte, xtr[:n], band[n])
+                else:
+                    K, Kx = mats[k][:n, :n], cross[k][:n].T
+                pred = krr_predict(K, ytr[:n], Kx, ridges[(k, n)])
+                acc = float(np.mean(pred == np.asarray(test_labels)))
+                rows.append((k, n, family, float(amp), acc))
+        yield progress(stage)
+    yield progress("done", final=True)
