@@ -11,9 +11,9 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
-__all__ = ["atomic_write", "open_atomic", "write_text_atomic", "write_bytes_atomic"]
+__all__ = ["atomic_write", "open_atomic", "write_text_atomic", "write_bytes_atomic", "write_csv"]
 
 
 def atomic_write(path, writer: Callable[[Path], object]) -> Path:
@@ -78,3 +78,21 @@ def write_text_atomic(path, text: str, encoding: str = "utf-8") -> Path:
 def write_bytes_atomic(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically."""
     return atomic_write(path, lambda tmp: tmp.write_bytes(data))
+
+
+def write_csv(path, header: Sequence[str], rows: Iterable[Sequence]) -> Path:
+    """Write a CSV table atomically: ``header`` then one line per row.
+
+    Floats (Python or NumPy) are written with ``repr``, the shortest text that
+    reads back as the same float64 (``inf``, ``-inf`` and ``nan`` as such); other
+    values with ``str``. ``rows`` may be a generator: it is consumed while the
+    temporary file is written, and an exception raised by it leaves ``path`` as it was.
+    """
+    import csv
+
+    with open_atomic(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(list(header))
+        for row in rows:
+            writer.writerow([repr(float(v)) if isinstance(v, float) else v for v in row])
+    return Path(path)

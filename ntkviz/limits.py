@@ -59,7 +59,8 @@ FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation fam
 AMPLITUDE_RANGE = (0.0, 1e3)  # exclusive at 0 (log axis); units px, px, degrees, α
 AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
-REFERENCES_RANGE = (1, 500)  # reference digits per label for the levels
+BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
+REFERENCES_RANGE = (1, 100)  # reference digits per label for the levels (at most the bundled ones)
 
 # --------------------------------------------------------------- training dynamics
 ALPHA_RANGE = (1e-4, 1e6)  # output scale α = τ²

@@ -1,30 +1,83 @@
-"""The numeric core, the jobs layer and the CLI must not import Qt."""
+"""Layer boundaries: the numeric core, the jobs, the models and the CLI never import Qt,
+and building the command-line parser (``--help``) loads neither numba, scipy nor Qt."""
+import json
 import subprocess
 import sys
 
 import pytest
 
-CHECK = (
-    "import sys, {mods}\n"
-    "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'))\n"
-    "assert not bad, bad\n"
-)
+QT = ("PySide6", "pyqtgraph", "shiboken6")
+HEAVY = ("numba", "scipy", "llvmlite") + QT
+
+WALK = """
+import importlib, json, pkgutil, sys
+names = []
+for pkg_name in {packages!r}:
+    pkg = importlib.import_module(pkg_name)
+    names.append(pkg_name)
+    for info in pkgutil.walk_packages(pkg.__path__, pkg_name + "."):
+        importlib.import_module(info.name)
+        names.append(info.name)
+bad = sorted(m for m in sys.modules if m.split(".")[0] in {qt!r})
+print(json.dumps({{"imported": names, "qt": bad}}))
+"""
+
+
+def _run(code: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_no_qt_in_any_submodule():
+    """Every submodule of core, jobs, cli, models (walked with pkgutil) imports without Qt."""
+    packages = ["ntkviz.core", "ntkviz.jobs", "ntkviz.cli", "ntkviz.models"]
+    out = _run(WALK.format(packages=packages, qt=QT))
+    assert out["qt"] == []
+    imported = set(out["imported"])
+    assert {"ntkviz.core.mercer", "ntkviz.jobs._curves", "ntkviz.cli._kernel",
+            "ntkviz.cli._stability"} <= imported  # the walk really went into the packages
+    assert len(imported) > 20
+
+
+def test_limits_is_light():
+    out = _run("import json, sys, ntkviz.limits\n"
+               "print(json.dumps({'heavy': sorted(m for m in sys.modules if m.split('.')[0] in "
+               f"{HEAVY + ('numpy',)!r})}}))")
+    assert out["heavy"] == []
+
+
+HELP = """
+import contextlib, io, json, sys
+from ntkviz.cli import COMMANDS, build_parser, main
+argvs = [["--help"]] + [[c, "--help"] for c in COMMANDS]
+parser = build_parser()
+sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+export = sub.choices.get("export")
+if export is not None:
+    views = next((a for a in export._actions if a.__class__.__name__ == "_SubParsersAction"), None)
+    argvs += [["export", v, "--help"] for v in (views.choices if views else ())]
+codes = []
+for argv in argvs:
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            main(argv)
+        except SystemExit as exc:
+            codes.append([argv, exc.code])
+heavy = sorted({{m.split(".")[0] for m in sys.modules if m.split(".")[0] in {heavy!r}}})
+print(json.dumps({{"codes": codes, "heavy": heavy}}))
+"""
+
+
+def test_help_loads_no_numba_scipy_qt():
+    """``ntkviz --help`` and ``ntkviz <cmd> --help`` for every command (and export view)."""
+    out = _run(HELP.format(heavy=HEAVY))
+    assert all(code == 0 for _, code in out["codes"]), out["codes"]
+    assert len(out["codes"]) >= 7
+    assert out["heavy"] == [], out["heavy"]
 
 
 @pytest.mark.parametrize("mods", ["ntkviz", "ntkviz.core", "ntkviz.jobs", "ntkviz.cli"])
-def test_no_qt_import(mods):
-    subprocess.run([sys.executable, "-c", CHECK.format(mods=mods)], check=True)
-
-
-def test_cli_help_pulls_no_qt():
-    code = (
-        "import sys, contextlib, io\n"
-        "from ntkviz.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    try:\n"
-        "        main(['--help'])\n"
-        "    except SystemExit:\n"
-        "        pass\n"
-        "assert not any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules)\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
+def test_package_imports_pull_no_qt(mods):
+    code = f"import sys, {mods}\nassert not [m for m in sys.modules if m.split('.')[0] in {QT!r}]"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

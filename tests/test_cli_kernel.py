@@ -63,6 +63,12 @@ BAD_ARGS = [
     ["--name", "arccos0", "--depth", "3", "--grid", "3"],
     ["--name", "ntk", "--grid", "3", "--u", "0.5"],
     ["--name", "ntk"],
+    ["--name", "ntk", "--u=0.5,,0.2"],
+    ["--name", "ntk", "--u=,"],
+    ["--name", "ntk", "--u=-1.0000001"],
+    ["--name", "arccos0", "--activation", "tanh", "--grid", "3"],
+    ["--name", "arccos1", "--bias", "0.5", "--grid", "3"],
+    ["--name", "arccos1", "--depth", "2", "--grid", "3"],
 ]
 
 
@@ -94,7 +100,7 @@ def test_subprocess_error_and_exit_code(tmp_path):
                            "--out", str(tmp_path / "k.csv")], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "ntkviz kernel: error: --u must lie in [-1, 1] (cosines); got values in [1.5, 1.5]"]
+        "ntkviz kernel: error: argument --u: must be cosines in [-1, 1], got 1.5"]
 
 
 def test_bad_output_path(tmp_path, capsys):
@@ -116,3 +122,22 @@ def test_negative_u_forms(tmp_path):
     assert main(["kernel", "--name", "ntk", "--u", "-0.5,-1e-3", "--out", str(b)]) == 0
     np.testing.assert_array_equal(_read(a), _read(b))
     assert _read(a)[:, 0].tolist() == [-0.5, -1e-3]
+
+
+def test_message_names_the_value(tmp_path, capsys):
+    """u = -1.0000001 is reported with its own digits, not rounded to -1."""
+    code, err = _run(["kernel", "--name", "ntk", "--u=-1.0000001", "--out", str(tmp_path / "k.csv")],
+                     capsys)
+    assert code == 2 and "-1.0000001" in err and "[-1, 1]" in err
+
+
+def test_csv_equals_kernel_curve_request(tmp_path):
+    """One code path: the CLI grid equals the kernel-curve panel's request on the same grid."""
+    from ntkviz.jobs import KernelCurveRequest
+
+    out = tmp_path / "k.csv"
+    assert main(["kernel", "--name", "nngp", "--depth", "5", "--bias", "0.5", "--grid", "101",
+                 "--out", str(out)]) == 0
+    curve = KernelCurveRequest(specs=(KernelSpec("nngp", 5, 0.5),), n_points=101, derivative=True)()
+    np.testing.assert_array_equal(_read(out)[:, 1], curve.curves[0].value)
+    np.testing.assert_array_equal(_read(out)[:, 2], curve.curves[0].derivative)

@@ -65,12 +65,16 @@ def test_spectrum_activation(tmp_path):
     (["--name", "ntk", "--bias", "-1", "--dim", "3", "--kmax", "5"], "bias"),
     (["--name", "arccos1", "--depth", "3", "--dim", "3", "--kmax", "5"], "depth"),
     (["--name", "ntk", "--dim", "3", "--kmax", "5", "--activation", "swish"], "--activation"),
+    (["--name", "ntk", "--bias", "100.5", "--dim", "3", "--kmax", "5"], "--bias"),
+    (["--name", "ntk", "--bias", "inf", "--dim", "3", "--kmax", "5"], "--bias"),
+    (["--name", "arccos0", "--activation", "tanh", "--dim", "3", "--kmax", "5"], "--activation"),
 ])
 def test_spectrum_bad_arguments(tmp_path, capsys, args, needle):
-    with pytest.raises(SystemExit) as exc:  # argparse errors exit directly
+    try:  # argparse errors exit directly
         code = main(["spectrum", *args, "--out", str(tmp_path / "x.csv")])
-        raise SystemExit(code)
-    assert exc.value.code == 2
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and needle in err
     assert not (tmp_path / "x.csv").exists()
@@ -93,3 +97,29 @@ def test_spectrum_help_without_qt():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "--kmax" in proc.stdout and "multiplicity" in proc.stdout
+
+
+def test_spectrum_equals_spectrum_request(tmp_path):
+    """One code path: the CLI's eigenvalues are the spectrum panel's request's."""
+    from ntkviz.core import KernelSpec
+    from ntkviz.jobs import SpectrumRequest
+
+    out = tmp_path / "mu.csv"
+    assert main(["spectrum", "--name", "nngp", "--depth", "4", "--bias", "0.5", "--dim", "7",
+                 "--kmax", "30", "--out", str(out)]) == 0
+    series = SpectrumRequest(specs=(KernelSpec("nngp", 4, 0.5),), dim=7, kmax=30)().series[0]
+    _, table = read_csv(out)
+    np.testing.assert_array_equal(table[:, 2], series.mu)
+    np.testing.assert_array_equal(table[:, 3], series.error_estimate)
+
+
+def test_bias_range_agrees_with_export(tmp_path):
+    """`spectrum` and `export spectrum` accept the same bias range (ntkviz.limits.BIAS_RANGE)."""
+    from ntkviz.limits import BIAS_RANGE
+
+    out = tmp_path / "mu.csv"
+    assert main(["spectrum", "--name", "ntk", "--bias", str(BIAS_RANGE[1]), "--dim", "3", "--kmax", "3",
+                 "--out", str(out)]) == 0
+    out2 = tmp_path / "mu2.csv"
+    assert main(["export", "spectrum", "--kernels", "ntk", "--bias", str(BIAS_RANGE[1]), "--dim", "3",
+                 "--kmax", "3", "--out", str(out2)]) == 0

@@ -1,4 +1,4 @@
-"""``ntkviz stability``: CSV output and errors."""
+"""``ntkviz stability``: CSV output, the same sweep as the stability view's request, errors."""
 from __future__ import annotations
 
 import csv
@@ -9,25 +9,50 @@ import pytest
 from ntkviz.cli import main
 from ntkviz.core.stability import SweepResult
 
+ARGV = ["stability", "--model", "M3", "--digits", "2", "--family", "translation",
+        "--amplitudes", "0.05,0.5", "--seeds", "1", "--references", "1"]
 
-def test_stability_csv(tmp_path, capsys):
+
+def test_stability_csv_is_the_request(tmp_path, capsys):
+    from ntkviz.core.cntk import PRESETS
+    from ntkviz.core.digits import digit_indices
+    from ntkviz.jobs import StabilityRequest
+
     out = tmp_path / "s.csv"
-    assert main(["stability", "--model", "M3", "--digits", "2", "--family", "translation",
-                 "--amplitudes", "0.05,0.5", "--seeds", "1", "--references", "1", "--out", str(out)]) == 0
+    assert main([*ARGV, "--out", str(out)]) == 0
     rows = list(csv.reader(open(out)))
     assert rows[0] == list(SweepResult.CSV_HEADER)
     assert [float(r[0]) for r in rows[1:]] == [0.05, 0.5]
     values = np.array([[float(v) for v in r] for r in rows[1:]])
     assert np.all(np.isfinite(values)) and np.all(values[:, 3] > values[:, 1])   # NTK above CKN
     assert "stability" in capsys.readouterr().err
+    # digit d = number K + d // 10 of label d % 10; references: the first K of each label
+    digits = (int(digit_indices(0)[1]), int(digit_indices(1)[1]))
+    request = StabilityRequest(family="translation", digits=digits, amplitudes=(0.05, 0.5), seeds=(0,),
+                               architecture=PRESETS["M3"], reference_per_class=1)
+    header, expected = request.run().to_csv_rows()
+    np.testing.assert_array_equal(values, np.array(expected, dtype=float))
 
 
 @pytest.mark.parametrize("args,match", [
     (["--amplitudes", "0.5,0.1"], "increasing"),
-    (["--digits", "2000"], "--digits must be at most"),
+    (["--amplitudes", "0.1,0.1"], "increasing"),
+    (["--amplitudes", "0,0.1"], "--amplitudes"),
+    (["--amplitudes", "0.1,,0.2"], "empty"),
+    (["--digits", "2000", "--references", "1"], "--digits must be at most 990 with --references 1"),
+    (["--digits", "981", "--references", "2"], "--digits must be at most 980"),
+    (["--references", "100"], "--references"),
+    (["--seeds", "1001"], "--seeds"),
+    (["--family", "bogus"], "--family"),
     (["--model", "X.json"], "cannot read model file"),
+    (["--model", "M9"], "--model"),
 ])
 def test_stability_errors(tmp_path, capsys, args, match):
-    assert main(["stability", *args, "--out", str(tmp_path / "s.csv")]) == 2
+    try:
+        code = main(["stability", *args, "--out", str(tmp_path / "s.csv")])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and match in err[0]
+    assert len(err) == 1 and match in err[0], err
+    assert not (tmp_path / "s.csv").exists()

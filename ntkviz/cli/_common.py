@@ -1,89 +1,184 @@
-"""Argument helpers shared by the command modules."""
+"""Argument helpers shared by the command modules.
+
+Everything here is light (standard library and :mod:`ntkviz.limits`), so that
+building the parser loads neither numba, scipy nor Qt. Messages follow one
+rule: the thing, what is wrong, the allowed range (``--depth must be in
+[2, 50], got 99``).
+"""
 from __future__ import annotations
 
 import argparse
-import csv
+import math
+import os
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
+from ntkviz._io import write_csv  # noqa: F401 - the one CSV writer, re-exported for the commands
 from ntkviz.cli import CliError
+from ntkviz.limits import (ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEFAULT_ACTIVATION, DEPTH_RANGE,
+                           KERNEL_NAMES)
 
 
-def float_list(text: str) -> list[float]:
-    """Parse ``"0.1,0.5,1"`` into floats (argparse ``type=``)."""
-    try:
-        values = [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}")
-    if not values:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return values
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+def _number(token: str) -> float:
+    value = float(token)  # ValueError for text
+    if not math.isfinite(value):
+        raise ValueError(token)
     return value
 
 
-def output_path(path: str, suffixes: Sequence[str]) -> Path:
-    """Check an ``--out`` path's suffix and that its folder exists."""
-    p = Path(path)
-    if p.suffix.lower() not in suffixes:
-        raise CliError(f"--out must end in one of {', '.join(suffixes)}, got {p.name!r}")
-    if not p.parent.exists():
-        raise CliError(f"--out folder does not exist: {p.parent}")
-    return p
+def _tokens(text: str) -> list[str]:
+    """Comma-separated tokens; an empty one (``"0.5,,0.2"``, ``","``) is an error."""
+    tokens = [t.strip() for t in text.split(",")]
+    if any(not t for t in tokens):
+        raise argparse.ArgumentTypeError(f"expected comma-separated values without empty entries, "
+                                         f"got {text!r}")
+    return tokens
 
 
-def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> None:
-    """Write a CSV with full float64 precision (repr round-trips)."""
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        for row in rows:
-            w.writerow([repr(float(v)) if isinstance(v, float) else v for v in row])
+def float_list(text: str) -> list[float]:
+    """Parse ``"0.1,0.5,1"`` into finite floats (argparse ``type=``)."""
+    tokens = _tokens(text)
+    try:
+        return [_number(t) for t in tokens]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated finite numbers, got {text!r}") from None
+
+
+def int_list(lo: int, hi: int):
+    """argparse ``type=`` for comma-separated distinct integers in ``[lo, hi]``."""
+
+    def parse(text: str) -> list[int]:
+        values = [_int_in(t, lo, hi) for t in _tokens(text)]
+        _no_duplicates(values)
+        return values
+
+    return parse
+
+
+def choice_list(choices: Sequence[str]):
+    """argparse ``type=`` for comma-separated distinct names among ``choices``."""
+
+    def parse(text: str) -> list[str]:
+        names = _tokens(text)
+        for name in names:
+            if name not in choices:
+                raise argparse.ArgumentTypeError(f"must be among {', '.join(choices)}, got {name!r}")
+        _no_duplicates(names)
+        return names
+
+    return parse
+
+
+def _no_duplicates(values: list) -> None:
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise argparse.ArgumentTypeError(f"lists {v!r} twice; give each value once")
+        seen.add(v)
+
+
+def _int_in(text: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {value}")
+    return value
 
 
 def int_in(lo: int, hi: int):
     """argparse ``type=`` for an integer in ``[lo, hi]``."""
+    return lambda text: _int_in(text, lo, hi)
 
-    def parse(text: str) -> int:
+
+def positive_int(text: str) -> int:
+    """argparse ``type=`` for an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def float_in(lo: float, hi: float):
+    """argparse ``type=`` for a finite number in ``[lo, hi]``."""
+
+    def parse(text: str) -> float:
         try:
-            value = int(text)
+            value = _number(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}") from None
         if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {value}")
+            raise argparse.ArgumentTypeError(f"must be in [{lo:g}, {hi:g}], got {value!r}")
         return value
 
     return parse
 
 
+def output_path(path: str, suffixes: Sequence[str], inputs: Sequence[str] = ()) -> Path:
+    """Check an ``--out`` path: its suffix, that its folder exists and is writable, that it
+    is not a folder and not one of the ``inputs`` (a command never overwrites its input)."""
+    p = Path(path)
+    if p.suffix.lower() not in suffixes:
+        raise CliError(f"--out must end in {' or '.join(suffixes)}, got {p.name!r}")
+    parent = p.parent
+    if not parent.is_dir():
+        raise CliError(f"--out folder {str(parent)!r} does not exist")
+    if p.is_dir():
+        raise CliError(f"--out {str(p)!r} is a folder; give a file name ending in {' or '.join(suffixes)}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CliError(f"--out folder {str(parent)!r} is not writable")
+    for given in inputs:
+        if given is not None and p.exists() and Path(given).exists() and os.path.samefile(p, given):
+            raise CliError(f"--out {str(p)!r} is also an input; choose another output file")
+    return p
+
+
 def add_kernel_arguments(p: argparse.ArgumentParser) -> None:
     """The options that define one dot-product kernel (``KernelSpec``): --name --depth --bias
-    --activation --normalize. Turn them back into a spec with :func:`kernel_spec`."""
-    from ntkviz.core.activations import ACTIVATIONS
-    from ntkviz.core.dotkernel import KERNEL_NAMES, MAX_BIAS
+    --activation --normalize. Turn them back into a spec with :func:`kernel_spec`.
 
+    --depth, --bias and --activation apply to ntk and nngp only; given with arccos0 or
+    arccos1 they are refused (see :func:`kernel_spec`)."""
+    lo, hi = DEPTH_RANGE
     p.add_argument("--name", required=True, choices=KERNEL_NAMES,
                    help="arccos0 (κ0), arccos1 (κ1), ntk or nngp (deep fully-connected)")
-    p.add_argument("--depth", type=int, default=2, metavar="L",
-                   help="number of weight layers L, 2..50 (arccos kernels: 2; default 2)")
-    p.add_argument("--bias", type=float, default=0.0, metavar="B",
-                   help=f"bias variance β in [0, {MAX_BIAS:g}] added at every layer (default 0)")
-    p.add_argument("--activation", default="relu", choices=ACTIVATIONS,
-                   help="activation, normalised by c_σ = 1/E[σ(z)²] (default relu)")
+    p.add_argument("--depth", type=int_in(lo, hi), default=None, metavar="L",
+                   help=f"ntk/nngp: number of weight layers L in [{lo}, {hi}] (default 2)")
+    p.add_argument("--bias", type=float_in(*BIAS_RANGE), default=None, metavar="B",
+                   help=f"ntk/nngp: bias variance β in [{BIAS_RANGE[0]:g}, {BIAS_RANGE[1]:g}] "
+                        "added at every layer (default 0)")
+    p.add_argument("--activation", default=None, choices=ACTIVATIONS,
+                   help=f"ntk/nngp: activation, normalised by c_σ = 1/E[σ(z)²] "
+                        f"(default {DEFAULT_ACTIVATION})")
     p.add_argument("--normalize", action="store_true",
                    help="divide the kernel by its value at u = 1 (e.g. NTK/L)")
 
 
 def kernel_spec(args):
-    """The validated ``KernelSpec`` named by :func:`add_kernel_arguments`' options."""
+    """The validated ``KernelSpec`` named by :func:`add_kernel_arguments`' options.
+
+    Options that do not apply (``--depth``, ``--bias``, ``--activation`` with an
+    arc-cosine kernel) are refused rather than ignored."""
     from ntkviz.core.dotkernel import KernelSpec
 
-    return KernelSpec(args.name, args.depth, args.bias, args.activation, args.normalize).validated()
+    if args.name in ARCCOS_KERNELS:
+        for option in ("depth", "bias", "activation"):
+            if getattr(args, option) is not None:
+                raise CliError(f"--{option} does not apply to {args.name} (a single arc-cosine map "
+                               f"without depth, bias or activation); use ntk or nngp, or leave it out")
+    depth = 2 if args.depth is None else args.depth
+    bias = 0.0 if args.bias is None else args.bias
+    activation = DEFAULT_ACTIVATION if args.activation is None else args.activation
+    return KernelSpec(args.name, depth, bias, activation, args.normalize).validated()
+
+
+def progress_line(label: str, fraction: float, final: bool = False) -> None:
+    """A self-overwriting progress line on stderr (ends with a newline when ``final``)."""
+    import sys
+
+    sys.stderr.write(f"\r{label}: {100 * fraction:5.1f} %".ljust(60) + ("\n" if final else ""))
+    sys.stderr.flush()

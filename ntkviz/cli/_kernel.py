@@ -6,21 +6,32 @@ Example::
     ntkviz kernel --name nngp --activation tanh --bias 0.1 --u 0,0.5,1 --out k.csv
 
 Columns ``u,value,derivative`` at full float64 precision (``inf``/``-inf``
-where the derivative is infinite). Conventions: ``ntkviz.core.dotkernel``.
+where the derivative is infinite), computed by
+:class:`ntkviz.jobs.KernelTableRequest`. Conventions: ``ntkviz.core.dotkernel``.
 """
 from __future__ import annotations
 
+import argparse
 import re
 
-import numpy as np
-
 from ntkviz.cli._common import add_kernel_arguments, float_list, int_in, kernel_spec, output_path, write_csv
+from ntkviz.limits import KERNEL_GRID_RANGE
 
-#: largest accepted --grid
-MAX_GRID = 1_000_000
+#: how far outside [-1, 1] a cosine may be and still count as rounding (= core's slack)
+COSINE_SLACK = 1e-12
+
+
+def cosine_list(text: str) -> list[float]:
+    """``--u`` values: comma-separated cosines in [-1, 1] (argparse ``type=``)."""
+    values = float_list(text)
+    for v in values:
+        if not -1.0 - COSINE_SLACK <= v <= 1.0 + COSINE_SLACK:
+            raise argparse.ArgumentTypeError(f"must be cosines in [-1, 1], got {v!r}")
+    return values
 
 
 def register(sub) -> None:
+    lo, hi = KERNEL_GRID_RANGE
     p = sub.add_parser(
         "kernel",
         help="write a kernel curve u,value,derivative as CSV",
@@ -31,9 +42,9 @@ def register(sub) -> None:
     )
     add_kernel_arguments(p)
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--grid", type=int_in(2, MAX_GRID), metavar="N",
-                       help=f"N equally spaced cosines from -1 to 1 (2..{MAX_GRID})")
-    where.add_argument("--u", type=float_list, metavar="U1,U2,...",
+    where.add_argument("--grid", type=int_in(lo, hi), metavar="N",
+                       help=f"N equally spaced cosines from -1 to 1 (N in [{lo}, {hi}])")
+    where.add_argument("--u", type=cosine_list, metavar="U1,U2,...",
                        help="comma-separated cosines in [-1, 1], e.g. --u=-1,0,0.5")
     p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV file")
     # let "--u -1,0.5" pass as a value (argparse otherwise takes "-1,0.5" for an option;
@@ -43,13 +54,11 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ntkviz.core._validate import check_cosines
-    from ntkviz.core.dotkernel import evaluate_kernel
+    from ntkviz.jobs import KernelTableRequest
 
     spec = kernel_spec(args)
     path = output_path(args.out, (".csv",))
-    u = np.linspace(-1.0, 1.0, args.grid) if args.grid else check_cosines(args.u, "--u")
-    value, deriv = evaluate_kernel(spec, u)
-    write_csv(path, ["u", "value", "derivative"],
-              ([float(a), float(b), float(c)] for a, b, c in zip(u, value, deriv)))
+    request = (KernelTableRequest.grid(spec, args.grid) if args.grid
+               else KernelTableRequest(spec, args.u))
+    write_csv(path, *request().csv_table())
     return 0

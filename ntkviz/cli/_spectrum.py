@@ -8,16 +8,16 @@ Columns ``k,multiplicity,mu,error_estimate``: ``mu`` is the eigenvalue of each o
 the ``multiplicity = N(p, k)`` degree-k spherical harmonics for the uniform
 probability measure on the sphere (so Σ_k N(p,k) μ_k = κ(1)); ``error_estimate``
 an estimated absolute error. Exact zeros (κ0 at even k >= 2, κ1 and the two-layer
-NTK at odd k >= 3) are written as 0.0. Methods: ``ntkviz.core.mercer``.
+NTK at odd k >= 3) are written as 0.0. Computed by
+:class:`ntkviz.jobs.SpectrumTableRequest`; methods: ``ntkviz.core.mercer``.
 """
 from __future__ import annotations
 
 from ntkviz.cli._common import add_kernel_arguments, int_in, kernel_spec, output_path, write_csv
+from ntkviz.limits import DIM_RANGE, KMAX_RANGE
 
 
 def register(sub) -> None:
-    from ntkviz.core.mercer import MAX_DIM, MAX_KMAX
-
     p = sub.add_parser(
         "spectrum",
         help="write Mercer eigenvalues k,multiplicity,mu,error_estimate as CSV",
@@ -25,23 +25,21 @@ def register(sub) -> None:
         "the eigenvalue mu_k of each degree-k spherical harmonic (uniform probability "
         "measure), its multiplicity N(p,k) and an estimated absolute error, for k = 0..kmax. "
         "Closed forms for arccos0/arccos1/two-layer ReLU NTK, a cancellation-free series "
-        "for every ReLU kernel (relative error ~1e-12 even where mu_k ~ 1e-30), "
-        "Gauss-Legendre quadrature for other activations.",
+        "for every ReLU kernel, Gauss-Legendre quadrature for other activations.",
     )
     add_kernel_arguments(p)
-    p.add_argument("--dim", required=True, type=int_in(2, MAX_DIM), metavar="P",
-                   help=f"input dimension p in [2, {MAX_DIM}] (sphere S^(p-1))")
-    p.add_argument("--kmax", required=True, type=int_in(0, MAX_KMAX), metavar="K",
-                   help=f"highest degree k in [0, {MAX_KMAX}]")
+    p.add_argument("--dim", required=True, type=int_in(*DIM_RANGE), metavar="P",
+                   help=f"input dimension p in [{DIM_RANGE[0]}, {DIM_RANGE[1]}] (sphere S^(p-1))")
+    p.add_argument("--kmax", required=True, type=int_in(*KMAX_RANGE), metavar="K",
+                   help=f"highest degree k in [{KMAX_RANGE[0]}, {KMAX_RANGE[1]}]")
     p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV file")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from ntkviz.core.mercer import mercer_spectrum
+    from ntkviz.jobs import SpectrumTableRequest
 
-    spec = kernel_spec(args)
+    request = SpectrumTableRequest(kernel_spec(args), args.dim, args.kmax)
     path = output_path(args.out, (".csv",))
-    spectrum = mercer_spectrum(spec, args.dim, args.kmax)
-    write_csv(path, ["k", "multiplicity", "mu", "error_estimate"], spectrum.rows())
+    write_csv(path, *request().csv_table())
     return 0

@@ -1,15 +1,37 @@
 """``ntkviz stability``: the stability sweep on bundled digits, written as CSV.
 
 ``ntkviz stability --model M --digits N --family {smooth,translation,rotation,infimnist}
---amplitudes A1,A2,... --seeds S --out FILE.csv``. Digit ``d`` (0..N-1) is the
-bundled digit number ``d // 10`` of label ``d % 10``; the same-label and
-any-label levels use ``--references`` digits per label (the last ones of
-each class in the bundle, never among the swept digits).
+--amplitudes A1,A2,... --seeds S --references K --out FILE.csv``. Digit ``d``
+(0..N-1) is the bundled digit number ``K + d // 10`` of label ``d % 10``, so the
+swept digits are never among the references. The sweep is the stability view's
+:class:`ntkviz.jobs.StabilityRequest`: the same-label and any-label levels use
+the first ``K`` bundled digits of each label, exactly as in the app and
+``ntkviz export stability``.
 """
 from __future__ import annotations
 
+import argparse
+
 from ntkviz.cli import CliError
-from ntkviz.cli._common import float_list, output_path, positive_int, write_csv
+from ntkviz.cli._common import float_list, int_in, output_path, positive_int, write_csv
+from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, FAMILIES, REFERENCES_RANGE,
+                           SWEEP_SEEDS_RANGE)
+
+#: at most this many references per label, so that every label keeps a digit to sweep
+MAX_REFERENCES = min(REFERENCES_RANGE[1], BUNDLED_PER_CLASS - 1)
+
+
+def amplitude_list(text: str) -> list[float]:
+    """``--amplitudes``: strictly increasing numbers in (0, 1000] (argparse ``type=``)."""
+    values = float_list(text)
+    lo, hi = AMPLITUDE_RANGE
+    for v in values:
+        if not lo < v <= hi:
+            raise argparse.ArgumentTypeError(f"must be in ({lo:g}, {hi:g}], got {v!r}")
+    for a, b in zip(values, values[1:]):
+        if not a < b:
+            raise argparse.ArgumentTypeError(f"must be strictly increasing, got {a!r} then {b!r}")
+    return values
 
 
 def register(sub) -> None:
@@ -18,44 +40,49 @@ def register(sub) -> None:
         description="Mean and spread of the relative CKN, NTK and pixel distances between bundled MNIST "
                     "digits and their deformations, per amplitude, with same-label / any-label reference "
                     "levels and small-amplitude log-log slopes (in the spirit of Fig. 1 of Bietti & Mairal "
-                    "2019; not the paper's data).")
+                    "2019; not the paper's data). The same computation as the app's stability view.")
     p.add_argument("--model", default="M1", metavar="M1..M4|FILE.json", help="architecture (default M1)")
     p.add_argument("--digits", type=positive_int, default=5, metavar="N",
-                   help="number of digits, labels cycling 0..9 (default 5)")
-    p.add_argument("--family", default="smooth", choices=("smooth", "translation", "rotation", "infimnist"),
+                   help="number of digits, labels cycling 0..9, at most 10·(100 − K) (default 5)")
+    p.add_argument("--family", default="smooth", choices=FAMILIES,
                    help="deformation family (amplitude in px, px, degrees, alpha)")
-    p.add_argument("--amplitudes", type=float_list, default=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
-                   metavar="A1,A2,...", help="increasing amplitudes (default 0.01,0.03,0.1,0.3,1,3)")
-    p.add_argument("--seeds", type=positive_int, default=1, metavar="S", help="deformations per digit (default 1)")
-    p.add_argument("--references", type=positive_int, default=2, metavar="K",
-                   help="reference digits per label for the levels (default 2)")
+    p.add_argument("--amplitudes", type=amplitude_list, default=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
+                   metavar="A1,A2,...", help=f"strictly increasing amplitudes in (0, {AMPLITUDE_RANGE[1]:g}] "
+                                             "(default 0.01,0.03,0.1,0.3,1,3)")
+    p.add_argument("--seeds", type=int_in(*SWEEP_SEEDS_RANGE), default=1, metavar="S",
+                   help=f"deformations per digit in [{SWEEP_SEEDS_RANGE[0]}, {SWEEP_SEEDS_RANGE[1]}] "
+                        "(seeds 0..S-1; default 1)")
+    p.add_argument("--references", type=int_in(1, MAX_REFERENCES), default=2, metavar="K",
+                   help=f"reference digits per label for the levels (the first K of each label), "
+                        f"in [1, {MAX_REFERENCES}] (default 2)")
     p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    import numpy as np
+def swept_digits(n: int, references: int) -> tuple[int, ...]:
+    """Bundled indices of the ``n`` swept digits: digit ``d`` is number ``references + d // 10``
+    of label ``d % 10`` (after that label's reference digits)."""
+    from ntkviz.core.digits import digit_indices
 
-    from ntkviz.cli._gram import load_model, progress_line
-    from ntkviz.core.digits import digit_indices, load_digits
-    from ntkviz.core.stability import stability_sweep
+    largest = 10 * (BUNDLED_PER_CLASS - references)
+    if n > largest:
+        raise CliError(f"--digits must be at most {largest} with --references {references} "
+                       f"(10 labels × {BUNDLED_PER_CLASS - references} digits after the references), got {n}")
+    return tuple(int(digit_indices(d % 10)[references + d // 10]) for d in range(n))
+
+
+def run(args) -> int:
+    from ntkviz.cli._common import progress_line
+    from ntkviz.cli._gram import load_model
+    from ntkviz.jobs import StabilityRequest
 
     arch = load_model(args.model)
     out = output_path(args.out, (".csv",))
-    images, labels = load_digits()
-    per_class = min(len(digit_indices(k)) for k in range(10))
-    n_refs = args.references
-    if args.digits > 10 * (per_class - n_refs):
-        raise CliError(f"--digits must be at most {10 * (per_class - n_refs)} with --references {n_refs}")
-    if n_refs >= per_class:
-        raise CliError(f"--references must be below {per_class}")
-    idx = [digit_indices(d % 10)[d // 10] for d in range(args.digits)]
-    ref = [digit_indices(k)[per_class - 1 - r] for k in range(10) for r in range(n_refs)]
-    X = images[idx].astype(np.float64) / 255.0
-    R = images[ref].astype(np.float64) / 255.0
+    request = StabilityRequest(family=args.family, digits=swept_digits(args.digits, args.references),
+                               amplitudes=tuple(args.amplitudes), seeds=tuple(range(args.seeds)),
+                               architecture=arch, reference_per_class=args.references)
     item = None
-    for item in stability_sweep(X, labels[idx], arch, args.family, args.amplitudes, args.seeds, R, labels[ref]):
+    for item in request():
         progress_line(f"stability ({item.message})", item.fraction, final=item.result.complete)
-    header, rows = item.result.to_csv_rows()
-    write_csv(out, header, rows)
+    write_csv(out, *item.result.to_csv_rows())
     return 0

@@ -9,3 +9,4 @@ the numba kernels stay lean. Modules: ``_curves`` (kernel curves, spectra),
 from ntkviz.jobs._curves import *  # noqa: F401,F403
 from ntkviz.jobs._deform import *  # noqa: F401,F403
 from ntkviz.jobs._training import *  # noqa: F401,F403
+from ntkviz.jobs._tables import *  # noqa: F401,F403

@@ -1,0 +1,132 @@
+"""Requests behind the table commands ``ntkviz kernel`` and ``ntkviz spectrum`` (Qt-free).
+
+``KernelTableRequest`` evaluates one dot-product kernel κ(u) and its derivative
+κ'(u) at given cosines; ``SpectrumTableRequest`` computes the Mercer eigenvalues
+μ_k, k = 0..kmax, of one kernel on ``S^{p-1}``. Both validate once on
+construction (``ValueError`` naming the field and its allowed range) and return
+a response with ``csv_table()`` → ``(header, rows)``. Conventions are those of
+:mod:`ntkviz.core`: the paper normalisation ``NTK_L(1) = L`` (Bietti & Mairal
+2019) unless ``normalize``; μ_k for the uniform probability measure on the
+sphere, each of multiplicity ``N(p, k)``, so that ``Σ_k N(p, k) μ_k = κ(1)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ntkviz.core._validate import check_cosines, check_int
+from ntkviz.limits import DIM_RANGE, KMAX_RANGE
+
+__all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable"]
+
+
+def _spec(spec):
+    from ntkviz.core import KernelSpec
+
+    if not isinstance(spec, KernelSpec):
+        raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
+    return spec.validated()
+
+
+@dataclass(frozen=True)
+class KernelTable:
+    """``value = κ(u)`` and ``derivative = κ'(u)`` (±inf where infinite, e.g. the
+    ReLU NTK at u = ±1) on the request's cosines ``u``."""
+
+    u: np.ndarray
+    value: np.ndarray
+    derivative: np.ndarray
+
+    def csv_table(self) -> tuple[list[str], list[list[float]]]:
+        """``(["u", "value", "derivative"], rows)``, one row per cosine."""
+        return (["u", "value", "derivative"],
+                [[float(a), float(b), float(c)] for a, b, c in zip(self.u, self.value, self.derivative)])
+
+
+@dataclass(frozen=True, eq=False)
+class KernelTableRequest:
+    """κ(u) and κ'(u) of one kernel at the cosines ``u``.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+        The kernel (validated here).
+    u : array_like
+        Cosines in [-1, 1] (1-D after flattening); values outside by at most
+        1e-12 (rounding) count as ±1, anything else is refused.
+    """
+
+    spec: object
+    u: object
+
+    def __post_init__(self):
+        object.__setattr__(self, "spec", _spec(self.spec))
+        u = check_cosines(np.ravel(np.asarray(self.u, dtype=np.float64)), "u")
+        if u.size == 0:
+            raise ValueError("u must hold at least one cosine")
+        u.setflags(write=False)
+        object.__setattr__(self, "u", u)
+
+    @classmethod
+    def grid(cls, spec, n_points: int) -> "KernelTableRequest":
+        """``n_points`` equally spaced cosines from -1 to 1, both ends included."""
+        from ntkviz.limits import KERNEL_GRID_RANGE
+
+        n = check_int("grid", n_points, *KERNEL_GRID_RANGE)
+        return cls(spec, np.linspace(-1.0, 1.0, n))
+
+    def __call__(self) -> KernelTable:
+        from ntkviz.core import evaluate_kernel
+
+        value, derivative = evaluate_kernel(self.spec, self.u)
+        return KernelTable(self.u, np.asarray(value, dtype=np.float64),
+                           np.asarray(derivative, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class SpectrumTable:
+    """The core ``Spectrum`` of a :class:`SpectrumTableRequest`."""
+
+    spectrum: object
+
+    def csv_table(self) -> tuple[list[str], list[list]]:
+        """``k, multiplicity, mu, error_estimate`` per degree; ``log10_mu, trustworthy``
+        as well where the core provides ``log10_mu`` (eigenvalues below the float64 range)."""
+        sp = self.spectrum
+        header = ["k", "multiplicity", "mu", "error_estimate"]
+        rows = [list(r)[:4] for r in sp.rows()]
+        log10_mu = getattr(sp, "log10_mu", None)
+        if log10_mu is not None:
+            header += ["log10_mu", "trustworthy"]
+            for row, lg, ok in zip(rows, np.asarray(log10_mu, dtype=np.float64), sp.trustworthy):
+                row += [float(lg), bool(ok)]
+        return header, rows
+
+
+@dataclass(frozen=True)
+class SpectrumTableRequest:
+    """Mercer eigenvalues of one kernel on ``S^{dim-1}`` for ``k = 0..kmax``.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+    dim : int
+        Input dimension ``p`` in ``DIM_RANGE`` (2..1000).
+    kmax : int
+        Highest degree in ``KMAX_RANGE`` (0..2000).
+    """
+
+    spec: object
+    dim: int
+    kmax: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "spec", _spec(self.spec))
+        object.__setattr__(self, "dim", check_int("dim", self.dim, *DIM_RANGE))
+        object.__setattr__(self, "kmax", check_int("kmax", self.kmax, *KMAX_RANGE))
+
+    def __call__(self) -> SpectrumTable:
+        from ntkviz.core.mercer import mercer_spectrum
+
+        return SpectrumTable(mercer_spectrum(self.spec, self.dim, self.kmax))
