@@ -12,7 +12,8 @@ pytest.importorskip("pytestqt")
 from ntkviz.gui.panels.training import QtTrainingPanel  # noqa: E402
 from ntkviz.gui.workers import Dispatcher  # noqa: E402
 
-SMALL = {"steps": 400, "frames": 40, "autoplay": False, "alpha": 0.01, "compare_alpha": 100.0}
+SMALL = {"steps": 400, "frames": 40, "autoplay": False, "alpha": 0.01, "compare": True,
+         "alpha2": 100.0}
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def test_play_advances_frames(qtbot, panel):
 
 def test_scrubbing_shows_the_recorded_frame(qtbot, panel):
     data = computed(qtbot, panel, SMALL)
-    panel.timeline.setValue(7)
+    panel.player.timeline.setValue(7)
     assert panel.current_index() == 7
     for run in (0, 1):
         frame = data.frame(run, 7)
@@ -60,9 +61,11 @@ def test_scrubbing_shows_the_recorded_frame(qtbot, panel):
         pos = frame.signs > 0
         np.testing.assert_array_equal(view.dots[1].xData, frame.neurons[pos, 0])
         np.testing.assert_array_equal(view.dots[-1].yData, frame.neurons[~pos, 1])
-    assert panel.frame_label.text().startswith(f"frame 8/{data.frame_count}")
-    panel._step(+1)
+    assert panel.player.label.text().startswith(f"frame 8/{data.frame_count}")
+    assert panel.model.params.frame == 7  # the scrub position is the model's (sessions)
+    panel.player.step(+1)
     assert panel.current_index() == 8 and not panel.is_playing()
+    assert panel.model.params.frame == 8
 
 
 def test_changing_alpha_while_playing_restarts_without_stale_frames(qtbot, panel):
@@ -78,7 +81,7 @@ def test_changing_alpha_while_playing_restarts_without_stale_frames(qtbot, panel
 
     panel.frame_shown.connect(check)
     with qtbot.waitSignal(panel.computed, timeout=60000):
-        panel.alpha.setValue(3.0)
+        panel.controls.alpha.setValue(3.0)
         assert panel.frame_count() == 0  # old frames dropped at once
         assert all(c.yData is None or len(c.yData) == 0 for c in panel.views[0].curves.values())
     qtbot.waitUntil(lambda: len(seen) > 0, timeout=5000)
@@ -89,9 +92,10 @@ def test_changing_alpha_while_playing_restarts_without_stale_frames(qtbot, panel
 def test_unstable_step_size_stops_with_a_message_instead_of_nan(qtbot, panel):
     messages = []
     panel.status.connect(messages.append)
-    data = computed(qtbot, panel, {**SMALL, "lr": 0.1, "compare_alpha": None})
+    data = computed(qtbot, panel, {**SMALL, "lr": 0.1, "compare": False})
     assert data.diverged
-    assert "diverged" in panel.message.text() and "step size" in panel.message.text()
+    message = panel.controls.message.text()
+    assert "diverged" in message and "step size" in message
     assert any("diverged" in m for m in messages)
     for index in range(data.frame_count):
         panel.show_frame(index)
@@ -109,7 +113,7 @@ def test_export_files(qtbot, panel, tmp_path):
     header, rows = panel.csv_table("metrics")
     write_csv_table(tmp_path / "m.csv", header, rows)
     assert len(rows) == sum(len(r.frames) for r in panel._data.runs)
-    panel.show_frame(5)
+    panel.model.update(frame=5)
     header, rows = panel.csv_table("predictor")
     assert {row[1] for row in rows} == {panel._data.frame(0, 5).step}
 
@@ -118,8 +122,9 @@ def test_session_state_round_trip(qtbot, panel):
     state = {**SMALL, "alpha": 0.05, "width": 16, "samples": 9, "seed": 3, "lr": 0.002,
              "init": "centered", "metrics": ["train_loss", "kernel_drift"]}
     data = computed(qtbot, panel, state)
-    panel.show_frame(4)
+    panel.player.timeline.setValue(4)
     saved = json.loads(json.dumps(panel.state()))
+    assert saved["frame"] == 4
     other = QtTrainingPanel(panel.dispatcher)
     qtbot.addWidget(other)
     with qtbot.waitSignal(other.computed, timeout=60000):
@@ -132,19 +137,20 @@ def test_session_state_round_trip(qtbot, panel):
 
 def test_odd_width_is_made_even(qtbot, panel):
     computed(qtbot, panel, SMALL)
-    panel.width_m.setValue(21)
-    assert panel.width_m.value() % 2 == 0
+    panel.controls.width_m.setValue(21)
+    assert panel.controls.width_m.value() == 22 == panel.model.params.width
 
 
 def test_playback_drops_frames_rather_than_falling_behind(qtbot, panel):
     computed(qtbot, panel, SMALL)
     panel.show_frame(0)
-    panel._restart_clock(0)  # the clock of a playing timeline, ticks driven by hand
-    panel._play_ready = False  # the last frame is still being painted
-    dropped = panel.frames_dropped
-    panel._on_tick()
-    assert panel.frames_dropped == dropped + 1 and panel.current_index() == 0
+    player = panel.player
+    player.restart_clock(0)  # the clock of a playing timeline, ticks driven by hand
+    player.ready = False  # the last frame is still being painted
+    dropped = player.frames_dropped
+    player.tick()
+    assert player.frames_dropped == dropped + 1 and panel.current_index() == 0
     qtbot.wait(500)  # 15 frames' worth of wall-clock time at 30 frames/s
-    panel._play_ready = True
-    panel._on_tick()
+    player.ready = True
+    player.tick()
     assert panel.current_index() >= 12  # jumps to the wall-clock frame, skipping the others

@@ -1,0 +1,304 @@
+"""The lazy-training panel: a two-layer ReLU network trained at output scale α, beside its
+linearisation and kernel regression with the tangent kernel (Chizat, Oyallon & Bach 2019).
+
+Views per run (one row, or two rows side by side for two values of α): neurons
+p_j = s|a_j|b_j with their trajectories coloured by sign(a_j) and the teacher
+neurons; the predictors on the circle; the metrics against time on log axes.
+Frames arrive progressively from a generator job on the heavy pool; the
+:class:`~ntkviz.gui.panels.training._player.FramePlayer` plays them. Parameters
+live in :class:`ntkviz.models.training.TrainingModel`; this view only observes it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtCore import Signal
+
+from ntkviz.gui.panels._base import QtPanel
+from ntkviz.gui.panels.training._controls import TrainingControls
+from ntkviz.gui.panels.training._player import FramePlayer
+from ntkviz.gui.panels.training._plots import RunView, fill_legend, make_legend
+from ntkviz.models.training import TrainingModel
+
+__all__ = ["QtTrainingPanel"]
+
+HELP = """
+<h3>Lazy training (Chizat, Oyallon &amp; Bach, NeurIPS 2019)</h3>
+<p>Student f(x) = s Σ<sub>j≤m</sub> a<sub>j</sub> max(b<sub>j</sub>·x, 0) (s = 1, or 1/√m with
+“NTK scaling”), inputs uniform on the circle (d = 2) or on S<sup>d−1</sup>; teacher
+y(x) = Σ<sub>k≤m₀</sub> a*<sub>k</sub> max(b*<sub>k</sub>·x, 0) with ‖b*<sub>k</sub>‖ = 1,
+a*<sub>k</sub> = ±1. Symmetrised initialisation (b<sub>j+m/2</sub> = b<sub>j</sub>,
+a<sub>j+m/2</sub> = −a<sub>j</sub>, weights N(0, 1)) makes f(w₀) = 0 exactly; “centered” uses
+i.i.d. weights and h = f − f(w₀).</p>
+<p>Gradient descent on F<sub>α</sub>(w) = α<sup>−2</sup> (1/2n) Σ (α h(w; x<sub>i</sub>) − y<sub>i</sub>)²
+with the <b>same step size for every α</b>; time t = step size × steps. Because f is
+2-homogeneous, output scale α is the same model as initialisation scale τ = √α
+(α = τ²): the paper's τ = 0.1 is α = 0.01 (non-lazy), τ = 2 is α = 4 (lazy). Neurons are
+drawn in the paper's τ-parameterisation, p<sub>j</sub> = α s |a<sub>j</sub>| b<sub>j</sub>,
+coloured by the sign of a<sub>j</sub>; stars are the teacher neurons.</p>
+<p><b>Curves.</b> net α h(w<sub>t</sub>); linearised: gradient descent on
+α Dh(w₀)(w − w₀), which is kernel gradient descent with the empirical tangent kernel K₀ and
+does not depend on α; kernel K₀ and NTK ∞: the closed-form gradient flows
+u′ = −(1/n) K (u − y), u(0) = 0, with K₀ and with the infinite-width NTK
+(m s²/2) κ(x·x′), κ = uκ₀ + κ₁ (one eigendecomposition, then predict(t)).</p>
+<p><b>Metrics.</b> ‖w − w₀‖ in the α-parameterisation (O(1/α), Thm 2.2) and relative to
+‖w₀‖; the net–linearised gap (RMS over test inputs or training inputs); the kernel drift
+‖K<sub>t</sub> − K₀‖<sub>F</sub>/‖K₀‖<sub>F</sub> on the training inputs; the share of ReLU
+patterns 1{b<sub>j</sub>·x<sub>i</sub> &gt; 0} changed since initialisation. Large α: weights
+barely move, the net tracks its linearisation and kernel regression with K₀. Small α: neurons
+travel O(1) to the teacher directions.</p>
+<p><b>Step size.</b> Lazy runs need step size &lt; 2n/λ<sub>max</sub>(K₀) (shown); small α needs
+roughly step size ≲ α/2. A diverging run stops with a message; the frames before stay.</p>
+"""
+
+
+
+
+class QtTrainingPanel(QtPanel):
+    """Neurons, predictors and metrics of lazy vs non-lazy training, animated."""
+
+    key = "training"
+    title = "Lazy training"
+    heavy = True
+    generator = True
+    model_cls = TrainingModel
+
+    #: emitted after a frame was drawn: the timeline index
+    frame_shown = Signal(int)
+
+    def __init__(self, dispatcher, parent=None, model=None):
+        super().__init__(dispatcher, parent, model)
+        self._request = None  # the request whose frames are shown
+        self._data = None  # latest TrainResponse (partial or final) for _request
+        self._changed = frozenset()  # fields of the last model change (for redraw)
+        self._writing_frame = False  # the player is storing its frame in the model
+        self.frames_drawn = 0
+
+        self.controls = TrainingControls(self.model.params)
+        self.controls.edited.connect(self._on_edited)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidget(self.controls)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(self.controls.sizeHint().width() + 24)
+        scroll.setMaximumWidth(380)
+
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas.setBackground("w")
+        self.canvas.viewport().installEventFilter(self)
+        self.layout_item = self.canvas.ci
+        self.views = [RunView(), RunView()]
+        self.legend = make_legend()
+        self._rows_shown = 0
+        self._arrange(1 + self.model.params.compare)
+        fill_legend(self.legend, self.views[0], self.model.params.metrics)
+
+        # one read-out per run, under the figure, never wrapped (so never clipped: its
+        # size hint is its text's)
+        self.readouts = [QtWidgets.QLabel(), QtWidgets.QLabel()]
+        readout_row = QtWidgets.QHBoxLayout()
+        for r in self.readouts:
+            r.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+            r.setTextFormat(QtCore.Qt.TextFormat.RichText)
+            r.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+            r.setVisible(False)
+            readout_row.addWidget(r, 1)
+        self.player = FramePlayer(self.show_frame, self.frame_count,
+                                  lambda: self._data is not None and self._data.done)
+        self.player.picked.connect(self._on_picked)
+
+        right = QtWidgets.QVBoxLayout()
+        right.addWidget(self.canvas, 1)
+        right.addLayout(readout_row)
+        right.addWidget(self.player)
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.addWidget(scroll)
+        lay.addLayout(right, 1)
+
+    # ------------------------------------------------------------------ model
+    def _on_edited(self, changes: dict) -> None:
+        try:
+            self.model.update_run(**changes)
+        except ValueError as exc:
+            self._report_error(str(exc))
+            self.controls.show_params(self.model.params)  # back to what the model holds
+
+    def sync_widgets(self, changed: frozenset) -> None:
+        self._changed = changed
+        self.controls.show_params(self.model.params)
+
+    def redraw(self) -> None:
+        """Display-only changes: the metrics shown, the frame, autoplay."""
+        p, changed = self.model.params, self._changed
+        if "metrics" in changed:
+            for v in self.views:
+                v.set_metrics(p.metrics)
+            fill_legend(self.legend, self.views[0], p.metrics)
+        if "autoplay" in changed and not p.autoplay:
+            self.pause()
+        if "frame" in changed and not self._writing_frame and self.frame_count():
+            self.pause()
+            self.show_frame(self._resolve(p.frame))
+
+    def _on_picked(self, index: int) -> None:
+        """The user scrubbed, stepped or paused at ``index`` (-1: the end)."""
+        if index >= 0:
+            self.show_frame(index)
+        self._writing_frame = True
+        try:
+            self.model.update(frame=index)
+        finally:
+            self._writing_frame = False
+
+    def _resolve(self, frame: int) -> int:
+        return self.frame_count() - 1 if frame < 0 else frame
+
+    # ------------------------------------------------------------------ requests
+    def refresh(self, *, immediate: bool = False) -> int:
+        """Submit the current parameters; on success the old frames are dropped at once."""
+        rid = super().refresh(immediate=immediate)
+        if rid:
+            self._start_run(TrainingModel.train_request(self.model.params))
+        return rid
+
+    def _start_run(self, request) -> None:
+        self._request, self._data = request, None
+        self.player.index = 0
+        self.player.stale = True
+        for v in self.views:
+            v.clear()
+        self.controls.message.setText("")
+        self._arrange(len(request.configs()))
+        self.player.set_count(0)
+        self.player.label.setText("computing…")
+        if self.player.is_playing():
+            self.player.restart_clock(0)
+
+    def apply_item(self, item) -> None:
+        self._take(item)
+
+    def apply_response(self, response) -> None:
+        self._take(response)
+        if response.diverged:
+            self.status.emit(f"{self.title}: {response.message}")
+        else:
+            self.status.emit(f"{self.title}: {len(response.runs[0].frames)} frames, "
+                             + ", ".join(f"α = {r.setup.config.alpha:g}" for r in response.runs))
+        if not self.player.is_playing():
+            self.show_frame(self._resolve(self.model.params.frame))
+
+    def _take(self, response) -> None:
+        if response is None or response.request != self._request:
+            return  # a stale item of a superseded run
+        first = self._data is None
+        self._data = response
+        for view, run in zip(self.views, response.runs):
+            view.set_result(run, self.model.params.metrics)
+        self.controls.lr_limit.setValue(response.runs[0].setup.lr_limit)
+        self.player.set_count(self.frame_count())
+        if response.diverged:
+            self.controls.message.setText(response.message)
+        if first:
+            p = self.model.params
+            if p.autoplay and p.frame < 0 and not self.player.is_playing():
+                self.player.play()  # starts the clock at frame 0
+            elif not self.player.is_playing():
+                self.show_frame(0)
+
+    # ------------------------------------------------------------------ timeline
+    def frame_count(self) -> int:
+        return 0 if self._data is None else self._data.frame_count
+
+    def current_index(self) -> int:
+        return self.player.index
+
+    def play(self) -> None:
+        self.player.play()
+
+    def pause(self) -> None:
+        self.player.pause()
+
+    def is_playing(self) -> bool:
+        return self.player.is_playing()
+
+    def show_frame(self, index: int) -> None:
+        """Draw timeline frame ``index`` (clamped) in every run."""
+        n = self.frame_count()
+        if n == 0:
+            return
+        index = max(0, min(int(index), n - 1))
+        self.player.ready = False
+        self.player.set_index(index)
+        texts = []
+        for view, run in zip(self.views, self._data.runs):
+            f = view.draw(index)
+            if f is None:
+                continue
+            m = f.metrics
+            cfg = run.setup.config
+            late = " (stopped)" if index >= len(run.frames) else ""
+            texts.append(
+                f"<b>α = {cfg.alpha:.4g}</b> (τ = {cfg.tau:.3g}){late}: step {f.step}, "
+                f"t = {f.time:.4g}<br>train loss {m['train_loss']:.3g}, test loss "
+                f"{m['test_loss']:.3g}, gap {m['gap']:.3g}<br>‖w − w₀‖/‖w₀‖ "
+                f"{m['relative_displacement']:.3g}, kernel drift {m['kernel_drift']:.3g}, "
+                f"ReLU flips {100 * m['flip_share']:.2g}%")
+        for label, text in zip(self.readouts, texts + ["", ""]):
+            label.setText(text)
+            label.setVisible(bool(text))
+        f0 = self._data.frame(0, index)
+        self.player.label.setText(f"frame {index + 1}/{n}, step {f0.step}, t = {f0.time:.4g}"
+                                  + ("" if self._data.done else " …"))
+        self.frames_drawn += 1
+        self.frame_shown.emit(index)
+        if not self.canvas.isVisible():
+            self.player.ready = True  # nothing will be painted (hidden tab, headless)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        """The canvas is about to paint the last frame: the next tick may draw again."""
+        if event.type() == QtCore.QEvent.Type.Paint:
+            self.player.ready = True
+        return False
+
+    def _arrange(self, rows: int) -> None:
+        """Lay out one row of plots per run, the legend in its own column."""
+        if rows == self._rows_shown:
+            return
+        lay = self.layout_item
+        for view in self.views[: self._rows_shown]:
+            for plot in view.plots():
+                lay.removeItem(plot)
+        if self._rows_shown:
+            lay.removeItem(self.legend)
+        for r, view in enumerate(self.views[:rows]):
+            for c, plot in enumerate(view.plots()):
+                lay.addItem(plot, row=r, col=c)
+        lay.addItem(self.legend, row=0, col=3, rowspan=rows)
+        lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        for c, stretch in enumerate((10, 12, 13, 1)):
+            lay.layout.setColumnStretchFactor(c, stretch)
+        self._rows_shown = rows
+
+    # ------------------------------------------------------------------ export
+    def plot_items(self) -> dict:
+        items = {"figure": self.layout_item}
+        for k, view in enumerate(self.views[: self._rows_shown]):
+            suffix = "" if k == 0 else "_2"
+            items.update({f"neurons{suffix}": view.neurons, f"predictor{suffix}": view.predictor,
+                          f"metrics{suffix}": view.metrics})
+        return items
+
+    def csv_table(self, view: str):
+        if self._data is None:
+            raise ValueError("nothing computed yet")
+        base = view.removesuffix("_2")
+        return self._data.csv_table("metrics" if base == "figure" else base,
+                                    self.current_index())
+
+    def help_html(self) -> str:
+        return HELP
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        self.player.stop_timer()
+        super().closeEvent(event)

@@ -1,0 +1,326 @@
+"""The plots of one lazy-training run: neurons, predictors on the circle, metrics.
+
+:class:`RunView` owns the three ``PlotItem`` of a run and the items redrawn on every
+animation frame (bare curves and :class:`_Dots`: a ``PlotDataItem``'s ``setData``
+costs more); :func:`fill_legend` writes the one legend shared by every run.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ntkviz.gui.widgets import PALETTE, DecadeLogAxis, pen
+
+__all__ = ["RunView", "fill_legend", "make_legend", "METRIC_LABELS", "METRIC_COLOURS"]
+
+METRIC_LABELS = {
+    "train_loss": "train loss", "test_loss": "test loss",
+    "linear_train_loss": "train loss (linearised)", "linear_test_loss": "test loss (linearised)",
+    "kernel_test_loss": "test loss (kernel K₀)", "ntk_test_loss": "test loss (NTK ∞)",
+    "displacement": "‖w − w₀‖", "relative_displacement": "‖w − w₀‖/‖w₀‖",
+    "linear_displacement": "‖w̄ − w₀‖ (linearised)", "gap": "net − linearised (test)",
+    "train_gap": "net − linearised (train)", "kernel_drift": "‖K_t − K₀‖/‖K₀‖",
+    "flip_share": "ReLU flips",
+}
+#: colours: sign(a_j) > 0 vermillion, < 0 blue (the paper's red/blue)
+POS, NEG = PALETTE[1], PALETTE[0]
+#: one distinct colour per metric (Okabe–Ito first, then darker extras)
+METRIC_COLOURS = dict(zip(METRIC_LABELS, (
+    "#0072B2", "#56B4E9", "#004466", "#7fb8d8", "#009E73", "#9c9c00", "#6b3fa0", "#CC79A7",
+    "#a0522d", "#D55E00", "#f08a4b", "#000000", "#E69F00")))
+
+
+def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.PlotItem:
+    axes = {"bottom": DecadeLogAxis("bottom"), "left": DecadeLogAxis("left")} if log else {}
+    item = pg.PlotItem(axisItems=axes)
+    item.setTitle(title, size="10pt")
+    item.setLabel("bottom", xlabel)
+    item.setLabel("left", ylabel)
+    item.showGrid(x=True, y=True, alpha=0.15)
+    item.setLogMode(x=log, y=log)
+    for name in ("bottom", "left"):
+        item.getAxis(name).enableAutoSIPrefix(False)
+    # axes, labels and title are static while a run plays: paint them from a cache
+    _static(item.titleLabel, item.getAxis("bottom"), item.getAxis("left"))
+    return item
+
+
+def _static(*items) -> None:
+    """Items that change only when new frames arrive: cache their painting, and that of
+    their descendants (a PlotDataItem paints through its curve and scatter children, an
+    axis or a title through a text item: uncached text is laid out again on every repaint)."""
+    cache = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+    for item in items:
+        item.setCacheMode(cache)
+        _static(*item.childItems())
+
+
+class _Dots(pg.GraphicsObject):
+    """Filled discs of a fixed size in pixels at points (x, y): the moving neurons.
+
+    A light ``ScatterPlotItem`` (no per-point records, spot items or symbol atlas) for the
+    few points redrawn on every animation frame; ``xData``/``yData`` hold what is drawn,
+    ``opts`` is what a ``LegendItem`` sample reads."""
+
+    def __init__(self, size: float, colour, name: str):
+        super().__init__()
+        self.opts = {"pen": None, "symbol": "o", "size": size, "brush": pg.mkBrush(colour),
+                     "antialias": True, "name": name}
+        self.xData = self.yData = np.zeros(0)
+        self._rect = QtCore.QRectF()
+
+    def name(self) -> str:
+        return self.opts["name"]
+
+    def setData(self, x, y) -> None:  # noqa: N802 - pyqtgraph API
+        self.xData = np.asarray(x, dtype=float)
+        self.yData = np.asarray(y, dtype=float)
+        self.prepareGeometryChange()
+        if len(self.xData):
+            x0, x1 = float(self.xData.min()), float(self.xData.max())
+            y0, y1 = float(self.yData.min()), float(self.yData.max())
+            self._rect = QtCore.QRectF(x0, y0, x1 - x0, y1 - y0)
+        else:
+            self._rect = QtCore.QRectF()
+        self.informViewBoundsChanged()
+        self.update()
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802
+        data = self.xData if ax == 0 else self.yData
+        return (None, None) if not len(data) else (float(data.min()), float(data.max()))
+
+    def pixelPadding(self) -> float:  # noqa: N802 - pyqtgraph API
+        return self.opts["size"] / 2 + 1
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt API
+        if not len(self.xData):
+            return QtCore.QRectF()
+        pw, ph = self.pixelWidth(), self.pixelHeight()
+        pad = self.pixelPadding()
+        return self._rect.adjusted(-pad * pw, -pad * ph, pad * pw, pad * ph)
+
+    def paint(self, p, *args) -> None:
+        if not len(self.xData):
+            return
+        # radii in item units that are r pixels of the view (like a ScatterPlotItem's symbols:
+        # an export scales them with the rest of the scene)
+        r = self.opts["size"] / 2
+        rx, ry = r * self.pixelWidth(), r * self.pixelHeight()
+        if not (rx > 0 and ry > 0):  # not in a view: pixels of the paint device
+            t = p.transform()
+            rx, ry = r / np.hypot(t.m11(), t.m12()), r / np.hypot(t.m21(), t.m22())
+        discs = QtGui.QPainterPath()  # one path (an SVG export keeps paths in place)
+        discs.setFillRule(QtCore.Qt.FillRule.WindingFill)  # overlapping discs stay filled
+        point = QtCore.QPointF
+        for x, y in zip(self.xData.tolist(), self.yData.tolist()):
+            discs.addEllipse(point(x, y), rx, ry)
+        p.setRenderHint(p.RenderHint.Antialiasing, True)
+        p.fillPath(discs, self.opts["brush"])
+
+
+class _Cursor(pg.InfiniteLine):
+    """The time cursor, added with ``ignoreBounds``: moving it must not queue an auto-range
+    of its (log-axis) view on every frame."""
+
+    def informViewBoundsChanged(self) -> None:  # noqa: N802 - pyqtgraph API
+        pass
+
+
+class RunView:
+    """The three plots of one run and their items (GUI thread only)."""
+
+    def __init__(self):
+        self.neurons = _log_plot("", "p₁", "p₂")
+        self.neurons.setAspectLocked(True)
+        self.neurons.showGrid(x=False, y=False)  # the unit circle and teacher rays guide the eye
+        self.predictor = _log_plot("predictor on the circle", "angle θ, x = (cos θ, sin θ)",
+                                   "output")
+        self.metrics = _log_plot("metrics", "time t = step size × step", "", log=True)
+        self.predictor.getAxis("bottom").setTicks(
+            [[(k * np.pi / 2, lab) for k, lab in enumerate(("0", "π/2", "π", "3π/2", "2π"))]])
+        circle = np.linspace(0, 2 * np.pi, 200)
+        unit = pg.PlotDataItem(np.cos(circle), np.sin(circle),
+                               pen=pg.mkPen("#888888", width=1, style=QtCore.Qt.PenStyle.DotLine))
+        self.neurons.addItem(unit)
+        dash = QtCore.Qt.PenStyle.DashLine
+        self.rays = pg.PlotDataItem(pen=pg.mkPen("#555555", width=1, style=dash), connect="pairs")
+        self.neurons.addItem(self.rays)
+        # redrawn on every frame: bare curves and discs (a PlotDataItem's setData costs more)
+        self.paths = {s: pg.PlotCurveItem(pen=pg.mkPen(c, width=1), connect="finite",
+                                          antialias=False)
+                      for s, c in ((1, POS), (-1, NEG))}
+        # a > 0 drawn larger, under a < 0: a symmetrised pair (same p_j) shows as a ring
+        self.dots = {s: _Dots(size, c, f"neuron, a<sub>j</sub> {op} 0")
+                     for s, c, op, size in ((1, POS, "&gt;", 9), (-1, NEG, "&lt;", 5))}
+        self.teacher = {s: pg.PlotDataItem(pen=None, symbol="star", symbolSize=16,
+                                           symbolPen=pg.mkPen("k", width=1),
+                                           symbolBrush=pg.mkBrush(c),
+                                           name=f"teacher, a* {op} 0")
+                        for s, c, op in ((1, POS, "&gt;"), (-1, NEG, "&lt;"))}
+        for s in (1, -1):
+            self.neurons.addItem(self.paths[s])
+        for s in (1, -1):
+            self.neurons.addItem(self.teacher[s])
+        for s in (1, -1):
+            self.neurons.addItem(self.dots[s])
+        dot = QtCore.Qt.PenStyle.DotLine
+        self.curves = {
+            "target": pg.PlotCurveItem(pen=pg.mkPen("k", width=1.5, style=dash), name="target"),
+            "net": pg.PlotCurveItem(pen=pen(0, 2.2), name="net α h"),
+            "linear": pg.PlotCurveItem(pen=pen(1, 1.8, dash), name="linearised"),
+            "kernel": pg.PlotCurveItem(pen=pen(2, 2.0, dot), name="kernel K₀ flow"),
+            "ntk": pg.PlotCurveItem(pen=pen(3, 1.6, QtCore.Qt.PenStyle.DashDotLine),
+                                    name="NTK ∞ flow"),
+        }
+        self.train_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=6,
+                                            symbolPen=pg.mkPen("k"), symbolBrush=pg.mkBrush("w"),
+                                            name="training points")
+        for c in self.curves.values():
+            self.predictor.addItem(c)
+        self.predictor.addItem(self.train_points)
+        self.predictor.setXRange(0, 2 * np.pi, padding=0.01)
+        _static(unit, self.rays, *self.teacher.values(), self.curves["target"], self.train_points)
+        self.metric_curves: dict[str, pg.PlotDataItem] = {}
+        self.cursor = _Cursor(angle=90, pen=pg.mkPen("#444444", width=1, style=dash))
+        self.metrics.addItem(self.cursor, ignoreBounds=True)
+        # per-response caches
+        self.result = None
+        self.positions = np.zeros((0, 0, 2))
+        self.radius = 0.0
+        self.seen = 0
+        self.ylim = (0.0, 1.0)
+
+    def plots(self):
+        return self.neurons, self.predictor, self.metrics
+
+    def set_result(self, result, shown_metrics) -> None:
+        """A (possibly longer) version of this run's result arrived."""
+        fresh = self.result is None or self.result.setup is not result.setup
+        self.result = result
+        cfg, setup = result.setup.config, result.setup
+        if fresh:
+            projected = "" if cfg.dim == 2 else ", (e₁, e₂) coordinates"
+            self.neurons.setTitle(f"α = {cfg.alpha:.4g} (τ = {cfg.tau:.3g}): neurons "
+                                  f"p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub>{projected}",
+                                  size="10pt")
+            tp = setup.teacher_positions
+            for s in (1, -1):
+                sel = np.sign(setup.teacher_a) == s
+                self.teacher[s].setData(tp[sel, 0], tp[sel, 1])
+            if cfg.dim == 2:
+                self.train_points.setData(setup.train_angles, setup.y_train)
+            else:
+                self.train_points.setData([], [])
+            self.curves["target"].setData(setup.grid_angles, setup.y_grid)
+            self.radius = 0.0
+            self.seen = 0
+            self.ylim = (float(setup.y_grid.min()), float(setup.y_grid.max()))
+        if result.frames:
+            self.positions = np.stack([f.neurons for f in result.frames])
+            radius = max(1.15, 1.08 * float(np.sqrt((self.positions ** 2).sum(-1)).max()))
+            if radius > self.radius * 1.05 or fresh:
+                self.radius = radius
+                self.neurons.setRange(xRange=(-radius, radius), yRange=(-radius, radius),
+                                      padding=0.02)
+            tp = setup.teacher_positions
+            norms = np.linalg.norm(tp, axis=1, keepdims=True)
+            ends = self.radius * tp / np.where(norms > 0, norms, 1.0)
+            pairs = np.zeros((2 * len(tp), 2))
+            pairs[1::2] = ends
+            self.rays.setData(pairs[:, 0], pairs[:, 1])
+            # fixed output range for the whole run (no auto-range work per drawn frame)
+            new = result.frames[self.seen:]
+            values = [getattr(f, k) for f in new for k in ("net", "linear", "kernel", "ntk")]
+            lo = min([self.ylim[0]] + [float(np.min(v)) for v in values])
+            hi = max([self.ylim[1]] + [float(np.max(v)) for v in values])
+            if (lo, hi) != self.ylim:
+                self.ylim = (lo, hi)
+                pad = 0.05 * (hi - lo or 1.0)
+                self.predictor.setYRange(lo - pad, hi + pad, padding=0)
+            self.seen = len(result.frames)
+        self.set_metrics(shown_metrics)
+
+    def set_metrics(self, shown) -> None:
+        for key in list(self.metric_curves):
+            if key not in shown:
+                self.metrics.removeItem(self.metric_curves.pop(key))
+        if self.result is None:
+            return
+        frames = [f for f in self.result.frames if f.time > 0]
+        t = np.array([f.time for f in frames])
+        for key in shown:
+            y = np.array([f.metrics[key] for f in frames], dtype=float)
+            y[~(y > 0)] = np.nan  # zero (no flips yet) cannot sit on a log axis
+            curve = self.metric_curves.get(key)
+            if curve is None:
+                curve = self.metric_curves[key] = pg.PlotDataItem(
+                    pen=pg.mkPen(METRIC_COLOURS[key], width=1.8), name=METRIC_LABELS[key],
+                    connect="finite")
+                _static(curve)
+                self.metrics.addItem(curve)
+            curve.setData(t, y)
+
+    def draw(self, index: int):
+        """Draw frame ``index`` (clamped); returns the frame drawn or None."""
+        if self.result is None or not self.result.frames:
+            return None
+        frames = self.result.frames
+        index = max(0, min(index, len(frames) - 1))
+        f = frames[index]
+        P = self.positions[: index + 1]  # (T, m, 2)
+        for s in (1, -1):
+            sel = f.signs == s if s > 0 else f.signs <= 0
+            path = np.full((int(sel.sum()), index + 2, 2), np.nan)
+            path[:, : index + 1] = P[:, sel].transpose(1, 0, 2)
+            flat = path.reshape(-1, 2)
+            self.paths[s].setData(flat[:, 0], flat[:, 1])
+            self.dots[s].setData(f.neurons[sel, 0], f.neurons[sel, 1])
+        x = self.result.setup.grid_angles
+        for key in ("net", "linear", "kernel", "ntk"):
+            self.curves[key].setData(x, getattr(f, key))
+        if f.time > 0:
+            self.cursor.setValue(np.log10(f.time))
+        return f
+
+    def clear(self) -> None:
+        self.result = None
+        for item in (*self.paths.values(), *self.dots.values(), *self.curves.values(),
+                     *self.teacher.values(), self.train_points, self.rays):
+            item.setData([], [])
+        for curve in self.metric_curves.values():
+            curve.setData([], [])
+
+
+
+def make_legend() -> pg.LegendItem:
+    """The figure's one legend, in its own column beside the plots (it covers no data),
+    on a white background with a frame, at its natural height."""
+    legend = pg.LegendItem(labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 235),
+                           pen=pg.mkPen("#bbbbbb"))
+    # natural height, top of its column (a stretched legend spreads its rows apart)
+    legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
+                         QtWidgets.QSizePolicy.Policy.Fixed)
+    return legend
+
+
+def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics) -> None:
+    """One legend for every run: neurons, predictors, then the metrics shown."""
+    legend.clear()
+
+    def header(text):
+        legend.addItem(pg.PlotDataItem(pen=None), f"<b>{text}</b>")
+
+    header("neurons")
+    for item in (*view.dots.values(), *view.teacher.values()):
+        legend.addItem(item, item.name())
+    header("predictor")
+    for item in (*view.curves.values(), view.train_points):
+        legend.addItem(item, item.name())
+    header("metrics")
+    for key in shown_metrics:
+        curve = view.metric_curves.get(key)
+        if curve is None:
+            curve = pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8))
+        legend.addItem(curve, METRIC_LABELS[key])
+    _static(legend)  # with its new samples and labels
