@@ -1,5 +1,6 @@
-"""``ntkviz export training``: CSV from the job (no Qt), PNG/SVG/GIF through the panel
-offscreen (subprocess), one-line errors with exit code 2."""
+"""``ntkviz export training``: the options fill the panel's model (no clamping, one-line
+refusals naming the option), CSV from the job (no Qt), PNG/SVG/GIF through the panel
+offscreen (subprocess)."""
 from __future__ import annotations
 
 import csv
@@ -11,6 +12,7 @@ import pytest
 
 from ntkviz.cli import main
 from ntkviz.jobs import TrainRequest
+from ntkviz.core.dynamics import TrainConfig
 
 FAST = ["--steps", "300", "--frames", "12"]
 
@@ -26,10 +28,27 @@ def test_metrics_csv_matches_the_job(tmp_path):
     assert main(["export", "training", *FAST, "--alpha", "0.5", "--compare-alpha", "20",
                  "--out", str(out)]) == 0
     header, rows = read_csv(out)
-    resp = TrainRequest.from_state(dict(alpha=0.5, compare_alpha=20.0, steps=300, frames=12))()
-    expected = resp.csv_table("metrics")
+    config = TrainConfig(alpha=0.5, width=20, samples=15, teacher=3, lr=0.005, steps=300,
+                         frames=12)
+    expected = TrainRequest(config, 20.0)().csv_table("metrics")
     assert header == expected[0]
     np.testing.assert_array_equal(np.array(rows, dtype=float), np.array(expected[1], dtype=float))
+
+
+def test_every_option_reaches_the_job_unclamped(tmp_path):
+    """Values outside the GUI's old slider ranges are drawn as asked (α = 1e-4, m = 4096)."""
+    out = tmp_path / "m.csv"
+    assert main(["export", "training", "--steps", "20", "--frames", "3", "--alpha", "0.0001",
+                 "--width-m", "4096", "--samples", "7", "--teacher", "5", "--dim", "3",
+                 "--lr", "0.0002", "--seed", "4000000000", "--init", "centered",
+                 "--ntk-scaling", "--linear-time", "--out", str(out)]) == 0
+    header, rows = read_csv(out)
+    config = TrainConfig(alpha=1e-4, width=4096, samples=7, teacher=5, dim=3, lr=2e-4, steps=20,
+                         frames=3, seed=4_000_000_000, init="centered", ntk_scaling=True,
+                         log_time=False)
+    expected = TrainRequest(config, None)().csv_table("metrics")
+    np.testing.assert_array_equal(np.array(rows, dtype=float), np.array(expected[1], dtype=float))
+    assert [int(r[2]) for r in rows] == [0, 7, 13, 20]  # evenly spaced steps
 
 
 def test_frame_csv_and_bad_frame(tmp_path, capsys):
@@ -40,18 +59,31 @@ def test_frame_csv_and_bad_frame(tmp_path, capsys):
     assert header[3:5] == ["target", "net"]
     assert all(float(r[4]) == 0.0 for r in rows)  # f(w0) = 0 exactly
     assert main(["export", "training", *FAST, "--frame", "999", "--out", str(out)]) == 2
-    assert "--frame must be in" in capsys.readouterr().err
+    assert "--frame must be in [-1, " in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv,match", [(["--width-m", "7"], "width must be even"),
-                                        (["--lr", "0"], "lr"),
-                                        (["--out-ext"], "--out must end")])
+@pytest.mark.parametrize("argv,match", [
+    (["--width-m", "7"], "--width-m must be even"),
+    (["--width-m", "0"], "--width-m must be in [2, 65536], got 0"),
+    (["--lr", "0"], "--lr must be in [1e-06, 1000], got 0"),
+    (["--alpha", "1e7"], "--alpha must be in [0.0001, 1e+06]"),
+    (["--compare-alpha", "0"], "--compare-alpha must be in [0.0001, 1e+06]"),
+    (["--seed", "-1"], "--seed must be in [0, 4294967295], got -1"),
+    (["--init", "bogus"], "init must be one of symmetric, centered"),
+    (["--metrics", "gap,,test_loss"], "--metrics must be names separated by single commas"),
+    (["--metrics", "foo"], "--metrics must be among"),
+    (["--view", "neurons_2"], "--view must be one of figure, neurons, predictor, metrics,"),
+    (["--fps", "0"], "--fps must be in [1, 100], got 0"),
+    (["--width", "3"], "--width must be in [16, 20000] pixels, got 3"),
+    (["--out-ext"], "--out must end"),
+])
 def test_errors_are_one_line(tmp_path, capsys, argv, match):
     out = tmp_path / ("x.txt" if argv == ["--out-ext"] else "x.csv")
     args = [] if argv == ["--out-ext"] else argv
     assert main(["export", "training", *FAST, *args, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert match in err and "\n" not in err
+    assert not out.exists()
 
 
 def test_png_svg_gif_exports(tmp_path):
@@ -69,6 +101,10 @@ def test_png_svg_gif_exports(tmp_path):
 
     png = Image.open(tmp_path / "f.png")
     assert png.size[0] == 600
-    assert (tmp_path / "f.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+    svg = (tmp_path / "f.svg").read_text()
+    assert svg.lstrip().startswith(("<?xml", "<svg"))
+    assert "(x0" not in svg and "(x1" not in svg  # no SI scale factor on any axis
     gif = Image.open(tmp_path / "a.gif")
-    assert gif.n_frames == len(TrainRequest.from_state(dict(steps=300, frames=12)).configs()[0].frame_steps())
+    count = len(TrainConfig(steps=300, frames=12).frame_steps())
+    assert gif.n_frames == count
+    assert not list(tmp_path.glob(".*part*"))  # atomic writes leave no temporary files

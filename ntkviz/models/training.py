@@ -145,8 +145,9 @@ class TrainingModel(ParamModel):
     display_only = frozenset({"metrics", "frame", "autoplay"})
 
     @classmethod
-    def train_request(cls, params: TrainingParams):
-        """The :class:`ntkviz.jobs.TrainRequest` of ``params`` (run it to the end by calling it)."""
+    def build_request(cls, params: TrainingParams):
+        """The :class:`ntkviz.jobs.TrainRequest` of ``params``: calling it runs to the end;
+        its ``iterate()`` yields cumulative responses (the GUI's cancellable job)."""
         from ntkviz.core._train_config import TrainConfig
         from ntkviz.jobs import TrainRequest
 
@@ -156,11 +157,6 @@ class TrainingModel(ParamModel):
                              ntk_scaling=params.ntk_scaling, log_time=params.log_time,
                              init=params.init)
         return TrainRequest(config, params.compare_alpha)
-
-    @classmethod
-    def build_request(cls, params: TrainingParams):
-        """The generator job: ``TrainRequest.iterate`` (cumulative responses, cancellable)."""
-        return cls.train_request(params).iterate
 
     def update_run(self, **changes) -> frozenset:
         """:meth:`update` from a control: when the new timeline is shorter than the frame

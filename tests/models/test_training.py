@@ -103,15 +103,14 @@ def test_request_carries_every_parameter():
     p = TrainingModel.parse({"alpha": 0.5, "alpha2": 7.0, "width": 8, "samples": 9, "teacher": 2,
                              "dim": 3, "lr": 0.003, "steps": 50, "frames": 10, "seed": 4,
                              "init": "centered", "ntk_scaling": True, "log_time": False})
-    req = TrainingModel.train_request(p)
+    req = TrainingModel.build_request(p)
     c = req.config
     assert (c.alpha, c.width, c.samples, c.teacher, c.dim, c.lr, c.steps, c.frames, c.seed,
             c.init, c.ntk_scaling, c.log_time) == (0.5, 8, 9, 2, 3, 0.003, 50, 10, 4, "centered",
                                                   True, False)
     assert req.compare_alpha == 7.0
-    assert TrainingModel.train_request(TrainingModel.parse({"compare": False})).compare_alpha is None
-    job = TrainingModel.build_request(p)
-    assert job.__self__ == req  # the generator job of the same request
+    assert TrainingModel.build_request(TrainingModel.parse({"compare": False})).compare_alpha is None
+    assert TrainingModel.build_request(p) == req  # a frozen request: equal parameters, equal
     assert len(req.configs()[0].frame_steps()) == p.frame_count()
 
 

@@ -70,6 +70,7 @@ class QtTrainingPanel(QtPanel):
     def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(dispatcher, parent, model)
         self._request = None  # the request whose frames are shown
+        self._pending = None  # the request of the job being submitted
         self._data = None  # latest TrainResponse (partial or final) for _request
         self._changed = frozenset()  # fields of the last model change (for redraw)
         self._writing_frame = False  # the player is storing its frame in the model
@@ -155,11 +156,16 @@ class QtTrainingPanel(QtPanel):
         return self.frame_count() - 1 if frame < 0 else frame
 
     # ------------------------------------------------------------------ requests
+    def build_request(self):
+        """The generator job: the request's ``iterate`` (cumulative responses, cancellable)."""
+        self._pending = self.model.request()
+        return self._pending.iterate
+
     def refresh(self, *, immediate: bool = False) -> int:
         """Submit the current parameters; on success the old frames are dropped at once."""
         rid = super().refresh(immediate=immediate)
         if rid:
-            self._start_run(TrainingModel.train_request(self.model.params))
+            self._start_run(self._pending)
         return rid
 
     def _start_run(self, request) -> None:
