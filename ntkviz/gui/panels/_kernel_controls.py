@@ -1,20 +1,27 @@
-"""The kernel chooser shared by the kernel-curve and spectrum panels.
+"""Controls shared by the kernel-curve and eigenvalue-decay panels.
 
-Check boxes (κ0, κ1, NTK, NNGP), an activation, a depth slider, extra depths, a
-bias slider and the normalisation choice; :meth:`KernelChooser.state` feeds
-:func:`ntkviz.jobs.specs_from_choice` (through the requests' ``from_state``) and
-round-trips for sessions.
+:class:`KernelChooser` shows a :class:`ntkviz.models.kernel_curves.KernelChoice`
+(check boxes κ0, κ1, NTK, NNGP, the activation, depth, extra depths, bias and
+normalisation). It holds no parameters: an edit is emitted as ``edited({field:
+value})`` for the panel to write into its model (:func:`write_through`), and
+:meth:`KernelChooser.sync` shows the model's values. :class:`ExactFloat` is a
+slider over the usual range beside a spin box over the whole allowed range, so
+a value like β = 0.12345 or 40 is shown as it is, never rounded or clamped to
+the slider.
 """
 from __future__ import annotations
 
 import sys
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
+from ntkviz import limits
 from ntkviz.gui.widgets import LabeledSlider
+from ntkviz.models.kernel_curves import parse_int_list
 
-__all__ = ["KernelChooser", "FAMILIES"]
+__all__ = ["KernelChooser", "ExactFloat", "FAMILIES", "write_through", "set_checked",
+           "set_slider"]
 
 #: (name, check-box text, tooltip with the formula)
 FAMILIES = (
@@ -28,9 +35,77 @@ FAMILIES = (
                      "ReLU, β = 0: NNGP_L = κ1∘…∘κ1 (L − 1 times), value 1 at u = 1"),
 )
 
+#: the slider of the bias covers [0, BIAS_SLIDER_MAX]; the spin box the whole range
+BIAS_SLIDER_MAX = 2.0
 
-#: the activation shown before the numeric core is imported
-DEFAULT_ACTIVATION = "relu"
+
+def write_through(panel, **changes) -> None:
+    """``panel.model.update(**changes)``; a refused value goes to the panel's status
+    line and the widgets are set back to the model's values."""
+    try:
+        panel.model.update(**changes)
+    except ValueError as exc:
+        panel._report_error(str(exc))
+        panel.sync_widgets(frozenset(changes))
+
+
+def set_checked(box, value: bool) -> None:
+    """Check/uncheck a check box (or checkable group box) without emitting signals."""
+    if box.isChecked() != value:
+        box.blockSignals(True)
+        box.setChecked(value)
+        box.blockSignals(False)
+
+
+def set_slider(slider: LabeledSlider, value) -> None:
+    """Show ``value`` on a :class:`LabeledSlider` without emitting its signal."""
+    if slider.value() != value:
+        slider.blockSignals(True)
+        slider.setValue(value, emit=False)
+        slider.blockSignals(False)
+
+
+class ExactFloat(QtWidgets.QWidget):
+    """A label, a slider over ``[minimum, slider_max]`` and a spin box over
+    ``[minimum, maximum]`` with ``decimals`` decimals; ``valueChanged(float)`` on
+    an edit. :meth:`show_value` displays a value without emitting (the slider stays
+    at its end for values beyond it)."""
+
+    valueChanged = Signal(float)
+
+    def __init__(self, label: str, minimum: float, maximum: float, slider_max: float,
+                 steps: int = 200, decimals: int = 6, tooltip: str = "", parent=None):
+        super().__init__(parent)
+        self.minimum, self.slider_max, self.steps = minimum, slider_max, steps
+        self.label = QtWidgets.QLabel(label)
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setRange(0, steps)
+        self.spin = QtWidgets.QDoubleSpinBox()
+        self.spin.setDecimals(decimals)
+        self.spin.setRange(minimum, maximum)
+        self.spin.setSingleStep((slider_max - minimum) / steps)
+        self.spin.setKeyboardTracking(False)
+        self.spin.setMinimumWidth(self.spin.sizeHint().width())
+        for w in (self, self.label, self.slider, self.spin):
+            w.setToolTip(tooltip)
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.label)
+        lay.addWidget(self.slider, 1)
+        lay.addWidget(self.spin)
+        self.slider.valueChanged.connect(self._on_slider)
+        self.spin.valueChanged.connect(self.valueChanged)
+
+    def _on_slider(self, pos: int) -> None:
+        self.valueChanged.emit(self.minimum + pos * (self.slider_max - self.minimum) / self.steps)
+
+    def show_value(self, value: float) -> None:
+        """Display ``value`` (no signal)."""
+        frac = (min(value, self.slider_max) - self.minimum) / (self.slider_max - self.minimum)
+        for w, v in ((self.spin, value), (self.slider, int(round(frac * self.steps)))):
+            w.blockSignals(True)
+            w.setValue(v)
+            w.blockSignals(False)
 
 
 class _ActivationBox(QtWidgets.QComboBox):
@@ -46,11 +121,14 @@ class _ActivationBox(QtWidgets.QComboBox):
 
 
 class KernelChooser(QtWidgets.QGroupBox):
-    """Which kernels to draw; ``changed`` fires on any edit."""
+    """Which kernels to draw: ``edited({field: value})`` on any edit (field names of
+    :class:`~ntkviz.models.kernel_curves.KernelChoice`), ``refused(message)`` when
+    typed text cannot be read."""
 
-    changed = Signal()
+    edited = Signal(dict)
+    refused = Signal(str)
 
-    def __init__(self, title: str = "Kernels", default=("ntk", "arccos1"), parent=None):
+    def __init__(self, title: str = "Kernels", parent=None):
         super().__init__(title, parent)
         lay = QtWidgets.QVBoxLayout(self)
         row = QtWidgets.QHBoxLayout()
@@ -58,101 +136,102 @@ class KernelChooser(QtWidgets.QGroupBox):
         for name, text, tip in FAMILIES:
             cb = QtWidgets.QCheckBox(text)
             cb.setToolTip(tip)
-            cb.setChecked(name in default)
-            cb.toggled.connect(self.changed)
+            cb.toggled.connect(self._on_checks)
             self.checks[name] = cb
             row.addWidget(cb)
         lay.addLayout(row)
 
         form = QtWidgets.QFormLayout()
         self.activation = _ActivationBox(self.ensure_activations)
-        self.activation.addItem(DEFAULT_ACTIVATION)
+        self.activation.addItem(limits.DEFAULT_ACTIVATION)
         self.ensure_activations(import_core=False)
         self.activation.setToolTip("activation σ of the deep NTK/NNGP, normalised by "
                                    "c_σ = 1/E[σ(z)²], z ~ N(0, 1) (ReLU: c = 2)")
-        self.activation.currentTextChanged.connect(self.changed)
+        self.activation.currentTextChanged.connect(
+            lambda text: self.edited.emit({"activation": text}))
         form.addRow("activation σ", self.activation)
         lay.addLayout(form)
 
-        self.depth = LabeledSlider("depth L", 2, 50, 2, tooltip="number of weight layers L of "
-                                   "the deep NTK/NNGP (L = 2: one hidden layer)")
-        self.depth.valueChanged.connect(self.changed)
+        lo, hi = limits.DEPTH_RANGE
+        self.depth = LabeledSlider("depth L", lo, hi, 2, tooltip="number of weight layers L of "
+                                   f"the deep NTK/NNGP, {lo}..{hi} (L = 2: one hidden layer)")
+        self.depth.valueChanged.connect(lambda v: self.edited.emit({"depth": int(v)}))
         lay.addWidget(self.depth)
         self.extra = QtWidgets.QLineEdit()
         self.extra.setPlaceholderText("e.g. 3, 5, 10")
-        self.extra.setToolTip("more depths to overlay for NTK/NNGP, comma-separated (2..50)")
-        self.extra.editingFinished.connect(self.changed)
+        self.extra.setToolTip(f"more depths to overlay for NTK/NNGP, comma-separated ({lo}..{hi})")
+        self.extra.editingFinished.connect(self._on_extra)
         form2 = QtWidgets.QFormLayout()
         form2.addRow("also depths", self.extra)
         lay.addLayout(form2)
-        self.bias = LabeledSlider("bias β", 0.0, 2.0, 0.0, mapping="float", steps=200,
-                                  decimals=3, tooltip="bias variance β ≥ 0 added at every "
-                                  "layer: Σ_0 = u + β, Σ_k = k̂(Σ_{k−1}) + β")
-        self.bias.valueChanged.connect(self.changed)
+        self.bias = ExactFloat("bias β", limits.BIAS_RANGE[0], limits.BIAS_RANGE[1],
+                               BIAS_SLIDER_MAX, tooltip="bias variance β ≥ 0 added at every "
+                               "layer: Σ_0 = u + β, Σ_k = k̂(Σ_{k−1}) + β (the slider covers "
+                               f"[0, {BIAS_SLIDER_MAX:g}], the box up to {limits.BIAS_RANGE[1]:g})")
+        self.bias.valueChanged.connect(lambda v: self.edited.emit({"bias": float(v)}))
         lay.addWidget(self.bias)
         self.normalize = QtWidgets.QComboBox()
         self.normalize.addItems(["paper (NTK_L(1) = L)", "divided by κ(1) (the 1/L variant)"])
         self.normalize.setToolTip("paper: Bietti & Mairal's unnormalised kernels; divided: "
                                   "κ(u)/κ(1), value 1 at u = 1 (for ReLU, β = 0: NTK/L)")
-        self.normalize.currentIndexChanged.connect(self.changed)
+        self.normalize.currentIndexChanged.connect(
+            lambda i: self.edited.emit({"normalize": i == 1}))
         form3 = QtWidgets.QFormLayout()
         form3.addRow("normalisation", self.normalize)
         lay.addLayout(form3)
 
+    # ------------------------------------------------------------------ edits
+    def _on_checks(self, _checked: bool) -> None:
+        self.edited.emit({"kernels": tuple(n for n, cb in self.checks.items() if cb.isChecked())})
+
+    def _on_extra(self) -> None:
+        try:
+            depths = parse_int_list("extra depths", self.extra.text())
+        except ValueError as exc:
+            self.refused.emit(str(exc))
+            return
+        self.edited.emit({"extra_depths": depths})
+
+    # ------------------------------------------------------------------- view
     def ensure_activations(self, import_core: bool = True) -> None:
-        """Offer every activation of :data:`ntkviz.core.ACTIVATIONS`. The box starts
-        with the default only, so that the window can show before the numeric core
-        (numba, scipy) is imported; the panels call this once they have imported it,
-        and so does opening the box or restoring another activation."""
+        """Offer every activation. The box starts with the default only, so that the
+        window can show before the numeric core (numba, scipy) is imported; the
+        panels call this once they have imported it, and so does opening the box or
+        showing another activation."""
         if self.activation.count() > 1:
             return
         if not import_core and "ntkviz.core" not in sys.modules:
             return
-        from ntkviz.core import ACTIVATIONS
-
         current = self.activation.currentText()
         self.activation.blockSignals(True)
         try:
             self.activation.clear()
-            self.activation.addItems(list(ACTIVATIONS))
+            self.activation.addItems(list(limits.ACTIVATIONS))
             self.activation.setCurrentIndex(max(0, self.activation.findText(current)))
         finally:
             self.activation.blockSignals(False)
 
-    def state(self) -> dict:
-        return {
-            "kernels": [n for n, cb in self.checks.items() if cb.isChecked()],
-            "activation": self.activation.currentText(),
-            "depth": self.depth.value(),
-            "extra_depths": self.extra.text(),
-            "bias": self.bias.value(),
-            "normalize": self.normalize.currentIndex() == 1,
-        }
-
-    def set_state(self, state: dict) -> None:
-        """Restore :meth:`state` output without emitting ``changed`` per field."""
-        self.blockSignals(True)
+    def sync(self, params) -> None:
+        """Show the kernel choice of ``params`` (no signal is emitted)."""
+        for name, cb in self.checks.items():
+            set_checked(cb, name in params.kernels)
+        if params.activation != self.activation.currentText():
+            self.ensure_activations()
+            self.activation.blockSignals(True)
+            self.activation.setCurrentIndex(self.activation.findText(params.activation))
+            self.activation.blockSignals(False)
+        set_slider(self.depth, params.depth)
+        text = ", ".join(map(str, params.extra_depths))
         try:
-            if "kernels" in state:
-                for n, cb in self.checks.items():
-                    cb.setChecked(n in state["kernels"])
-            if "activation" in state:
-                if str(state["activation"]) != self.activation.currentText():
-                    self.ensure_activations()
-                i = self.activation.findText(str(state["activation"]))
-                if i < 0:
-                    raise ValueError(f"activation {state['activation']!r} is not available")
-                self.activation.setCurrentIndex(i)
-            if "depth" in state:
-                self.depth.restore(state["depth"])
-            if "extra_depths" in state and str(state["extra_depths"]) != self.extra.text():
-                from ntkviz.jobs import parse_depths
-
-                parse_depths(str(state["extra_depths"]))
-                self.extra.setText(str(state["extra_depths"]))
-            if "bias" in state:
-                self.bias.restore(state["bias"])
-            if "normalize" in state:
-                self.normalize.setCurrentIndex(1 if state["normalize"] else 0)
-        finally:
-            self.blockSignals(False)
+            shown = parse_int_list("extra depths", self.extra.text())
+        except ValueError:  # refused text: show the model's value again
+            shown = None
+        if shown != params.extra_depths:
+            self.extra.setText(text)
+        self.bias.show_value(params.bias)
+        self.normalize.blockSignals(True)
+        self.normalize.setCurrentIndex(1 if params.normalize else 0)
+        self.normalize.blockSignals(False)
+        has_deep = any(k in limits.DEEP_KERNELS for k in params.kernels)
+        for w in (self.activation, self.depth, self.extra, self.bias):
+            w.setEnabled(has_deep)

@@ -9,10 +9,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from ntkviz import limits
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.panels._kernel_controls import KernelChooser
-from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen,
+from ntkviz.gui.panels._curve_plots import dash, finite_or_nan, log_plot
+from ntkviz.gui.panels._kernel_controls import (KernelChooser, set_checked, set_slider,
+                                                write_through)
+from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, pen,
                                 set_item_name, set_label, set_title, settle)
+from ntkviz.models.kernel_curves import CHOICE_FIELDS, KernelCurvesModel
 
 __all__ = ["QtKernelCurvesPanel"]
 
@@ -40,42 +44,53 @@ deviation over the samples; they converge to the limit as m → ∞ with fluctua
 
 
 class QtKernelCurvesPanel(QtPanel):
-    """κ(u) curves, near-one log–log view and finite-width overlay."""
+    """κ(u) curves, near-one log–log view and finite-width overlay: the view of a
+    :class:`~ntkviz.models.kernel_curves.KernelCurvesModel`."""
 
     key = "kernel"
     title = "Kernel curves"
+    model_cls = KernelCurvesModel
 
-    def __init__(self, dispatcher, parent=None):
-        super().__init__(dispatcher, parent)
+    def __init__(self, dispatcher, parent=None, model=None):
+        super().__init__(dispatcher, parent, model)
         self._items: dict[str, list] = {"curves": [], "near_one": []}
         self._labels: dict[str, tuple] = {"curves": (), "near_one": ()}
 
         # ---------------------------------------------------------- controls
-        self.kernels = KernelChooser(default=("ntk", "arccos1"))
+        self.kernels = KernelChooser()
         self.derivative = QtWidgets.QCheckBox("derivative κ′(u)")
         self.derivative.setToolTip("plot dκ/du instead of κ(u); e.g. κ′ = 2κ0 + u/(π√(1−u²)) "
                                    "for the two-layer NTK, infinite at u = ±1")
         self.near_one = QtWidgets.QCheckBox("near u = 1 view (log–log in 1 − u)")
         self.near_one.setToolTip("plot 2κ(1) − 2κ(1 − ε) = ‖Φ(x) − Φ(y)‖² against ε = 1 − u on "
                                  "log–log axes with the ε^½ (Hölder) and ε (Lipschitz) guides")
-        self.near_one.setChecked(True)
-        self.points = LabeledSlider("grid points", 101, 4001, 801, mapping="log", integer=True,
-                                    tooltip="number of equally spaced u in [−1, 1]")
+        lo, hi = limits.CURVE_POINTS_RANGE
+        self.points = LabeledSlider("grid points", lo, hi, 801, mapping="log", integer=True,
+                                    steps=400, tooltip=f"number of equally spaced u in [−1, 1] "
+                                    f"({lo}..{hi})")
 
         self.overlay = QtWidgets.QGroupBox("finite-width overlay")
         self.overlay.setCheckable(True)
-        self.overlay.setChecked(False)
         self.overlay.setToolTip("empirical kernel of random networks of width m against the "
                                 "limit of the first NTK/NNGP curve (same depth, σ, β)")
-        self.width_m = LabeledSlider("width m", 10, 65536, 100, mapping="log", integer=True,
-                                     steps=400, tooltip="hidden-layer width m of the random "
-                                     "networks (log scale)")
-        self.seed = LabeledSlider("seed", 0, 999, 0, tooltip="random seed of the first network")
-        self.samples = LabeledSlider("samples", 1, 32, 4, tooltip="number of random networks "
-                                     "(mean ± std drawn)")
+        lo, hi = limits.NET_WIDTH_RANGE
+        self.width_m = LabeledSlider("width m", lo, hi, 100, mapping="log", integer=True,
+                                     steps=400, tooltip=f"hidden-layer width m of the random "
+                                     f"networks, {lo}..{hi} (log scale)")
+        self.seed = QtWidgets.QDoubleSpinBox()
+        self.seed.setDecimals(0)
+        self.seed.setRange(*limits.SEED_RANGE)
+        self.seed.setKeyboardTracking(False)
+        self.seed.setToolTip("random seed of the first network (the others use the next seeds)")
+        lo, hi = limits.NET_SAMPLES_RANGE
+        self.samples = LabeledSlider("samples", lo, hi, 4, tooltip=f"number of random networks, "
+                                     f"{lo}..{hi} (mean ± std drawn)")
         ol = QtWidgets.QVBoxLayout(self.overlay)
-        for w in (self.width_m, self.seed, self.samples):
-            ol.addWidget(w)
+        seed_row = QtWidgets.QFormLayout()
+        seed_row.addRow("seed", self.seed)
+        ol.addWidget(self.width_m)
+        ol.addLayout(seed_row)
+        ol.addWidget(self.samples)
 
         self.at_one = Readout("κ(1)", tooltip="value at u = 1 of each curve (NTK_L(1) = L for "
                                               "ReLU, β = 0, paper normalisation)")
@@ -94,11 +109,9 @@ class QtKernelCurvesPanel(QtPanel):
         scroll.setMinimumWidth(controls.sizeHint().width() + 24)
 
         # ------------------------------------------------------------- plots
-        self.plot = make_plot("Kernel curves", "u = cos(x, x′)", "κ(u)", legend_offset=(10, 10))
-        self.plot_near = make_plot("Near u = 1: feature-map distance",
-                                   "ε = 1 − u  (‖x − y‖² = 2ε)",
-                                   "2κ(1) − 2κ(1 − ε) = ‖Φ(x) − Φ(y)‖²",
-                                   log_x=True, log_y=True, legend_offset=(-10, -10))
+        self.plot = log_plot("Kernel curves κ(u)", "u = cos(x, x′)", "κ(u)")
+        self.plot_near = log_plot("Near u = 1: ‖Φ(x) − Φ(y)‖² = 2κ(1) − 2κ(1 − ε)",
+                                  "ε = 1 − u", "‖Φ(x) − Φ(y)‖²", log_x=True, log_y=True)
         self.hover = Readout(tooltip="hover a curve for its exact value")
         self.hover.setText("hover a curve to read exact values")
         self._hovers = [CurveHover(self.plot.getPlotItem(), self.hover, "u", "κ"),
@@ -117,20 +130,43 @@ class QtKernelCurvesPanel(QtPanel):
         lay.addWidget(scroll)
         lay.addWidget(right, 1)
 
-        self.kernels.changed.connect(self.refresh)
-        for w in (self.derivative, self.near_one):
-            w.toggled.connect(self.refresh)
-        self.overlay.toggled.connect(self.refresh)
-        for w in (self.points, self.width_m, self.seed, self.samples):
-            w.valueChanged.connect(self.refresh)
+        self.sync_widgets(frozenset(self.model.to_session()))
+        # every edit writes through the model (which validates and notifies the view)
+        self.kernels.edited.connect(lambda changes: write_through(self, **changes))
+        self.kernels.refused.connect(self._refused)
+        self.derivative.toggled.connect(lambda v: write_through(self, derivative=v))
+        self.near_one.toggled.connect(lambda v: write_through(self, near_one=v))
+        self.overlay.toggled.connect(lambda v: write_through(self, overlay=v))
+        self.points.valueChanged.connect(lambda v: write_through(self, n_points=int(v)))
+        self.width_m.valueChanged.connect(lambda v: write_through(self, width=int(v)))
+        self.seed.valueChanged.connect(lambda v: write_through(self, seed=int(v)))
+        self.samples.valueChanged.connect(lambda v: write_through(self, n_samples=int(v)))
 
-    # ------------------------------------------------------------ requests
+    # ------------------------------------------------------------- the model
+    def _refused(self, message: str) -> None:
+        self._report_error(message)
+        self.sync_widgets(frozenset({"extra_depths"}))
+
+    def sync_widgets(self, changed: frozenset) -> None:
+        p = self.model.params
+        if changed & set(CHOICE_FIELDS):
+            self.kernels.sync(p)
+        set_checked(self.derivative, p.derivative)
+        set_checked(self.near_one, p.near_one)
+        set_checked(self.overlay, p.overlay)
+        set_slider(self.points, p.n_points)
+        set_slider(self.width_m, p.width)
+        set_slider(self.samples, p.n_samples)
+        if int(self.seed.value()) != p.seed:
+            self.seed.blockSignals(True)
+            self.seed.setValue(p.seed)
+            self.seed.blockSignals(False)
+
     def build_request(self):
-        from ntkviz.jobs import KernelCurveRequest
-
         self.kernels.ensure_activations()
-        return KernelCurveRequest.from_state(self.state())
+        return super().build_request()
 
+    # --------------------------------------------------------------- drawing
     def _sync(self, view: str, plot: pg.PlotWidget, labels: tuple) -> list:
         """Make ``plot`` hold one PlotDataItem per label: items are re-created only when
         their number changes, otherwise renamed in place (dragging stays cheap).
@@ -159,8 +195,7 @@ class QtKernelCurvesPanel(QtPanel):
             labels += (f"{emp.label} (mean ± std, {emp.samples.shape[0]} nets)",)
         items = self._sync("curves", self.plot, labels)
         for i, c in enumerate(r.curves):
-            y = c.derivative if deriv else c.value
-            items[i].setData(r.u, np.where(np.isfinite(y), y, np.nan), pen=pen(i),
+            items[i].setData(r.u, finite_or_nan(c.derivative if deriv else c.value), pen=pen(i),
                              connect="finite")
         for e in self._err_items:
             pi.removeItem(e)
@@ -173,19 +208,12 @@ class QtKernelCurvesPanel(QtPanel):
                                    height=2 * np.asarray(emp.std), pen=pen(ref, 1.0), beam=0.0)
             pi.addItem(bars)
             self._err_items.append(bars)
-        self.plot_near.setVisible(r.near_one is not None)
-        if r.near_one is not None:
-            n = r.near_one
-            labels = tuple(c.label for c in r.curves) + tuple(g[0] for g in n.guides)
-            items = self._sync("near_one", self.plot_near, labels)
-            for i, gap in enumerate(n.gap):
-                ok = gap > 0
-                items[i].setData(n.eps[ok], gap[ok], pen=pen(i))
-            for j, g in enumerate(n.guides):
-                style = QtCore.Qt.PenStyle.DashLine if j == 0 else QtCore.Qt.PenStyle.DotLine
-                items[len(n.gap) + j].setData(n.eps, g[3], pen=pen("#555555", 1.5, style))
+        show_near = self.model.params.near_one and r.near_one is not None
+        self.plot_near.setVisible(show_near)
+        if show_near:
+            self._draw_near_one(r)
         settle(self.plot, self.plot_near)
-        at_one = ", ".join(f"{c.label}: {c.value_at_one:.6g}" for c in r.curves)
+        at_one = ", ".join(f"{c.label}: {c.value_at_one:.10g}" for c in r.curves)
         self.at_one.setValue(at_one)
         msg = f"{self.title}: {len(r.curves)} curve(s), {len(r.u)} points"
         if emp is not None:
@@ -193,33 +221,19 @@ class QtKernelCurvesPanel(QtPanel):
             msg += f"; width m = {emp.width}: max |mean − limit| = {dev:.3g}"
         self.status.emit(msg)
 
+    def _draw_near_one(self, r) -> None:
+        n = r.near_one
+        labels = tuple(c.label for c in r.curves) + tuple(g[0] for g in n.guides)
+        items = self._sync("near_one", self.plot_near, labels)
+        for i, gap in enumerate(n.gap):
+            ok = gap > 0  # a log axis shows positive values only (gap = 0 where κ is flat)
+            items[i].setData(n.eps[ok], gap[ok], pen=pen(i))
+        for j, g in enumerate(n.guides):
+            items[len(n.gap) + j].setData(n.eps, g[3], pen=pen("#555555", 1.5, dash(j)))
+
     # ------------------------------------------------------------- export
     def plot_items(self) -> dict:
         return {"curves": self.plot.getPlotItem(), "near_one": self.plot_near.getPlotItem()}
-
-    def state(self) -> dict:
-        return {
-            **self.kernels.state(),
-            "derivative": self.derivative.isChecked(),
-            "near_one": self.near_one.isChecked(),
-            "n_points": self.points.value(),
-            "overlay": self.overlay.isChecked(),
-            "width": self.width_m.value(),
-            "seed": self.seed.value(),
-            "n_samples": self.samples.value(),
-        }
-
-    def set_state(self, state: dict) -> None:
-        with self.refresh_suspended():  # one computation for the whole state
-            self.kernels.set_state(state)
-            self.derivative.setChecked(bool(state.get("derivative", self.derivative.isChecked())))
-            self.near_one.setChecked(bool(state.get("near_one", self.near_one.isChecked())))
-            self.overlay.setChecked(bool(state.get("overlay", self.overlay.isChecked())))
-            self.points.restore(state.get("n_points", self.points.value()))
-            self.width_m.restore(state.get("width", self.width_m.value()))
-            self.seed.restore(state.get("seed", self.seed.value()))
-            self.samples.restore(state.get("n_samples", self.samples.value()))
-        self.refresh()
 
     def help_html(self) -> str:
         return html_maths(HELP)

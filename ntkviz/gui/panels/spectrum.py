@@ -10,10 +10,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from ntkviz import limits
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.panels._kernel_controls import KernelChooser
-from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, make_plot, pen,
-                                set_item_name, set_label, set_title, settle)
+from ntkviz.gui.panels._curve_plots import Log10Hover, dash, log_plot, sci
+from ntkviz.gui.panels._kernel_controls import (KernelChooser, set_checked, set_slider,
+                                                write_through)
+from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, pen, set_item_name, set_label,
+                                set_title, settle)
+from ntkviz.models.kernel_curves import CHOICE_FIELDS
+from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE, SpectrumModel
 
 __all__ = ["QtSpectrumPanel"]
 
@@ -31,8 +36,9 @@ number of harmonics of degree k, and</p>
 for κ1, μ_k ~ p C(p) k^{−p−2}; κ0 vanishes at even k ≥ 2. Deep kernels (L ≥ 3) have no
 exact zeros and decay like their two-layer counterparts. At high p the asymptotic rate
 appears only at large k (p = 10: μ_60 · 60^p / C(p) ≈ 0.53).</p>
-<p><b>Display.</b> Exact zeros cannot sit on a log axis: they are drawn as triangles on the
-bottom of the plot. Points whose error estimate exceeds 1% of |μ_k| (or that are ≤ 0 or not
+<p><b>Display.</b> The plot draws log10 μ_k, so eigenvalues below the smallest
+floating-point number (10^{−308}) are still drawn. Exact zeros cannot sit on a log axis: they are
+drawn as triangles on the bottom of the plot. Points whose error estimate exceeds 1% of |μ_k| (or that are ≤ 0 or not
 finite without being exact zeros) are marked with red crosses. k = 0 is not on a log axis:
 μ_0 is in the read-out and the table. The local slope is
 log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at k + 1 (pairs of equal parity), to compare with the
@@ -40,8 +46,22 @@ guide exponents −p and −p − 2.</p>
 """
 
 
+_RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+
+
+def cell_text(value) -> str:
+    """A table cell: floats in scientific notation with every significant digit
+    (the shortest text that reads back as the same float64), the rest as text."""
+    if isinstance(value, (float, np.floating)):
+        if value == 0 or not np.isfinite(value):
+            return repr(float(value))
+        return np.format_float_scientific(float(value), unique=True, exp_digits=2)
+    return str(value)
+
+
 class _TableModel(QtCore.QAbstractTableModel):
-    """A read-only table over ``(header, rows)`` (fast for thousands of rows)."""
+    """A read-only table over ``(header, rows)`` (fast for thousands of rows); numbers
+    right-aligned in full-precision scientific notation."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -60,10 +80,14 @@ class _TableModel(QtCore.QAbstractTableModel):
         return 0 if parent.isValid() else len(self.header)
 
     def data(self, index, role=QtCore.Qt.ItemDataRole.DisplayRole):
-        if role != QtCore.Qt.ItemDataRole.DisplayRole or not index.isValid():
+        if not index.isValid():
             return None
         v = self.rows[index.row()][index.column()]
-        return f"{v:.10g}" if isinstance(v, float) else str(v)
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            return cell_text(v)
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and not isinstance(v, str):
+            return int(_RIGHT.value)
+        return None
 
     def headerData(self, section, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if role != QtCore.Qt.ItemDataRole.DisplayRole:
@@ -73,32 +97,48 @@ class _TableModel(QtCore.QAbstractTableModel):
         return str(section + 1)
 
 
+def log10_of(series, weighted: bool) -> np.ndarray:
+    """log10 of the plotted value y of every degree (−inf for y <= 0): from the
+    response's ``log10_mu`` when it has one (exact far below 10⁻³⁰⁸), else log10 y."""
+    log10_mu = getattr(series, "log10_mu", None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if log10_mu is None:
+            return np.log10(np.asarray(series.y, dtype=np.float64))
+        out = np.asarray(log10_mu, dtype=np.float64)
+        if weighted:
+            out = out + np.log10(np.asarray(series.multiplicity, dtype=np.float64))
+        return out
+
+
 class QtSpectrumPanel(QtPanel):
-    """μ_k against k (log–log), local slopes, values table."""
+    """μ_k against k (log–log), local slopes, values table: the view of a
+    :class:`~ntkviz.models.spectrum.SpectrumModel`."""
 
     key = "spectrum"
     title = "Eigenvalue decay"
+    model_cls = SpectrumModel
 
-    def __init__(self, dispatcher, parent=None):
-        super().__init__(dispatcher, parent)
+    def __init__(self, dispatcher, parent=None, model=None):
+        super().__init__(dispatcher, parent, model)
         self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item, style)
         self._used: set = set()
         self._table_stale = True
 
-        self.kernels = KernelChooser(default=("ntk", "arccos1"))
-        self.dim = LabeledSlider("dimension p", 2, 1000, 3, mapping="log", integer=True,
-                                 steps=300, tooltip="input dimension p: the sphere S^{p−1} ⊂ R^p")
-        self.kmax = LabeledSlider("k max", 1, 2000, 100, mapping="log", integer=True, steps=300,
-                                  tooltip="largest degree k of the spherical harmonics")
+        self.kernels = KernelChooser()
+        lo, hi = limits.DIM_RANGE
+        self.dim = LabeledSlider("dimension p", lo, hi, 3, mapping="log", integer=True,
+                                 steps=300, tooltip=f"input dimension p, {lo}..{hi}: the sphere "
+                                 "S^{p−1} ⊂ R^p")
+        lo, hi = SPECTRUM_KMAX_RANGE
+        self.kmax = LabeledSlider("k max", lo, hi, 100, mapping="log", integer=True, steps=300,
+                                  tooltip=f"largest degree k of the spherical harmonics, {lo}..{hi}")
         self.weighted = QtWidgets.QCheckBox("weight by multiplicity: N(p, k) μ_k")
         self.weighted.setToolTip("N(p, k) μ_k is degree k's share of κ(1) (Σ_k N(p, k) μ_k = κ(1))")
         self.guides = QtWidgets.QCheckBox("guide lines C k^exponent")
         self.guides.setToolTip("asymptotic decay C(p) k^{−p} (NTK, κ0) and p C(p) k^{−p−2} "
                                "(κ1, NNGP), constants from the closed forms, not fitted")
-        self.guides.setChecked(True)
         self.slope = QtWidgets.QCheckBox("local-slope view")
         self.slope.setToolTip("log(μ_{k+2}/μ_k) / log((k+2)/k) against k")
-        self.slope.setChecked(True)
         self.mu0 = Readout("μ_0", tooltip="k = 0 cannot be drawn on a log axis")
         self.mu0.setWordWrap(True)
         self.counts = Readout("", tooltip="exact zeros and unresolved points")
@@ -116,14 +156,14 @@ class QtSpectrumPanel(QtPanel):
         scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(controls.sizeHint().width() + 24)
 
-        self.plot = make_plot("Mercer eigenvalues", "degree k", "μ<sub>k</sub>", log_x=True,
-                              log_y=True)
-        self.plot_slope = make_plot("Local slope", "degree k",
-                                    "d log μ<sub>k</sub> / d log k", log_x=True)
+        self.plot = log_plot("Mercer eigenvalues", "degree k", "μ<sub>k</sub>", log_x=True,
+                             log_y_values=True)
+        self.plot_slope = log_plot("Local slope d log μ<sub>k</sub> / d log k", "degree k",
+                                   "local slope", log_x=True)
         self.plot_slope.setXLink(self.plot)
         self.hover = Readout()
         self.hover.setText("hover a point to read exact values")
-        self._hovers = [CurveHover(self.plot.getPlotItem(), self.hover, "k", "μ"),
+        self._hovers = [Log10Hover(self.plot.getPlotItem(), self.hover, "k", "μ"),
                         CurveHover(self.plot_slope.getPlotItem(), self.hover, "k", "slope")]
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         splitter.addWidget(self.plot)
@@ -150,41 +190,58 @@ class QtSpectrumPanel(QtPanel):
         lay.addWidget(scroll)
         lay.addWidget(self.right, 1)
 
-        self.kernels.changed.connect(self.refresh)
-        for w in (self.dim, self.kmax):
-            w.valueChanged.connect(self.refresh)
-        for w in (self.weighted, self.guides, self.slope):
-            w.toggled.connect(self.refresh)
+        self.sync_widgets(frozenset(self.model.to_session()))
+        self.kernels.edited.connect(lambda changes: write_through(self, **changes))
+        self.kernels.refused.connect(self._refused)
+        self.dim.valueChanged.connect(lambda v: write_through(self, dim=int(v)))
+        self.kmax.valueChanged.connect(lambda v: write_through(self, kmax=int(v)))
+        for name in ("weighted", "guides", "slope"):
+            getattr(self, name).toggled.connect(
+                lambda v, name=name: write_through(self, **{name: v}))
+
+    # ------------------------------------------------------------- the model
+    def _refused(self, message: str) -> None:
+        self._report_error(message)
+        self.sync_widgets(frozenset({"extra_depths"}))
+
+    def sync_widgets(self, changed: frozenset) -> None:
+        p = self.model.params
+        if changed & set(CHOICE_FIELDS):
+            self.kernels.sync(p)
+        set_slider(self.dim, p.dim)
+        set_slider(self.kmax, p.kmax)
+        for name in ("weighted", "guides", "slope"):
+            set_checked(getattr(self, name), getattr(p, name))
 
     def build_request(self):
-        from ntkviz.jobs import SpectrumRequest
-
         self.kernels.ensure_activations()
-        return SpectrumRequest.from_state(self.state())
+        return super().build_request()
 
     # --------------------------------------------------------------- drawing
-    def _item(self, plot, key: tuple, make, style=None, name: str | None = None):
+    def _item(self, plot, key: tuple, make, style=None, name: str | None = None,
+              bounds: bool = True):
         """The plot item cached under ``key`` (a kind and a position, stable while a
         slider moves): created by ``make()`` and added to ``plot`` on first use or when
         its ``style`` changes, renamed in place (legend included) when only ``name``
-        changes; items not requested during an update are removed at its end."""
+        changes; items not requested during an update are removed at its end.
+        ``bounds=False``: the item does not take part in the auto-range."""
         entry = self._items.get(key)
         if entry is None or entry[2] != style:
             if entry is not None:
                 entry[0].removeItem(entry[1])
             entry = self._items[key] = (plot, make(), style)
-            plot.addItem(entry[1])
+            plot.addItem(entry[1], ignoreBounds=not bounds)
         elif name is not None:
             set_item_name(plot, entry[1], name)
         self._used.add(key)
         return entry[1]
 
-    def _curve(self, plot, key: tuple, x, y, style=None, **opts):
+    def _curve(self, plot, key: tuple, x, y, style=None, bounds: bool = True, **opts):
         # dynamicRangeLimit=None: pyqtgraph would otherwise redo every item's display data
         # (symbols included) whenever the y range changes, i.e. twice per update; it only
         # clips points more than 10^6 view heights away, never the case with auto-range
         item = self._item(plot, key, lambda: pg.PlotDataItem(dynamicRangeLimit=None, **opts), style,
-                          opts.get("name"))
+                          opts.get("name"), bounds)
         item.setData(x, y)
         return item
 
@@ -194,69 +251,83 @@ class QtSpectrumPanel(QtPanel):
             plot.removeItem(item)
 
     def apply_response(self, r) -> None:
-        req = r.request
+        req, params = r.request, self.model.params
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
-        ylab = "N(p, k) μ<sub>k</sub>" if req.weighted else "μ<sub>k</sub>"
-        set_label(pi, "left", ylab)
+        set_label(pi, "left", "N(p, k) μ<sub>k</sub>" if req.weighted else "μ<sub>k</sub>")
         set_title(pi, f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
         self._used = set()
-        positive = np.concatenate([s.y[s.shown & (s.k >= 1)] for s in r.series] or [np.ones(1)])
-        positive = positive[positive > 0]
-        floor = float(positive.min()) / 30.0 if positive.size else 1e-300
+        logs = [log10_of(s, req.weighted) for s in r.series]
+        drawn = [ly[s.shown & (s.k >= 1) & np.isfinite(ly)] for s, ly in zip(r.series, logs)]
+        lowest = min((float(d.min()) for d in drawn if d.size), default=0.0)
+        highest = max((float(d.max()) for d in drawn if d.size), default=1.0)
+        # exact zeros and unplottable points sit below the data, one row per kernel
+        gap = max(0.04 * (highest - lowest), np.log10(3.0))
+        floor = lowest - gap
         n_zero = n_bad = 0
-        for i, s in enumerate(r.series):
-            m = s.shown & (s.k >= 1)
-            self._curve(pi, ("mu", i), s.k[m], s.y[m], pen=pen(i, 1.5), symbol="o",
+        for i, (s, ly) in enumerate(zip(r.series, logs)):
+            m = s.shown & (s.k >= 1) & np.isfinite(ly)
+            self._curve(pi, ("mu", i), s.k[m], ly[m], pen=pen(i, 1.5), symbol="o",
                         symbolSize=4, symbolPen=None, symbolBrush=pen(i).color(),
                         name=s.label)
             z = s.zero & (s.k >= 1)
             if z.any():
                 n_zero += int(z.sum())
-                # one row of markers per kernel, stacked below the data (log axis)
-                self._curve(pi, ("zero", i), s.k[z],
-                            np.full(int(z.sum()), floor / 3.0 ** i), pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
+                # one row of markers per kernel, stacked below the data
+                self._curve(pi, ("zero", i), s.k[z], np.full(int(z.sum()), floor - i * gap),
+                            pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
                             symbolBrush=pg.mkBrush(None),
                             name=f"{s.label}: exact zeros μ_k = 0 (on axis)")
             b = s.unresolved & (s.k >= 1)
             if b.any():
                 n_bad += int(b.sum())
-                yb = np.where(np.isfinite(s.y[b]) & (s.y[b] > 0), s.y[b], floor)
-                self._curve(pi, ("bad", i), s.k[b], yb, pen=None, symbol="x",
-                            symbolSize=9, symbolPen=pen("#d00000", 1.5),
+                self._curve(pi, ("bad", i), s.k[b], np.where(np.isfinite(ly[b]), ly[b], floor),
+                            pen=None, symbol="x", symbolSize=9, symbolPen=pen("#d00000", 1.5),
                             symbolBrush=pg.mkBrush("#d00000"),
-                            name=f"{s.label}: unresolved (error > 1%)")
-            if self.slope.isChecked() and len(s.slope):
+                            name=f"{s.label}: not trustworthy (error > 1%)")
+            if params.slope and len(s.slope):
                 self._curve(ps, ("slope", i), s.slope_k, s.slope, pen=pen(i, 1.5),
                             symbol="o", symbolSize=4, symbolPen=None,
                             symbolBrush=pen(i).color(), name=s.label)
-        if self.guides.isChecked():
-            for j, g in enumerate(r.guides):
-                ok = np.isfinite(g.values) & (g.values > 0)
-                first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
-                gp = pen(g.kernel_index, 1.2, QtCore.Qt.PenStyle.DashLine if first
-                         else QtCore.Qt.PenStyle.DotLine)
-                style = (g.kernel_index, first)
-                self._curve(pi, ("guide", j), g.k[ok], g.values[ok], style, pen=gp,
-                            name=f"guide {g.label}")
-                if self.slope.isChecked():
-                    line = self._item(ps, ("level", j),
-                                      lambda: pg.InfiniteLine(
-                                          angle=0, pen=gp, label=f"{g.exponent:g}",
-                                          labelOpts={"position": 0.03, "color": gp.color()}),
-                                      style)
-                    if line.label.format != f"{g.exponent:g}":
-                        line.label.setFormat(f"{g.exponent:g}")
-                    line.setValue(g.exponent)
+        if params.guides:
+            self._draw_guides(r, params.slope)
         self._drop_unused()
-        self.plot_slope.setVisible(self.slope.isChecked())
+        self.plot_slope.setVisible(params.slope)
         settle(self.plot, self.plot_slope)
-        self.mu0.setValue("; ".join(f"{s.label}: {s.y[0]:.6g}" for s in r.series if s.k[0] == 0))
-        self.counts.setValue(f"{n_zero} exact zeros (△ on the axis), {n_bad} unresolved (×)")
+        self.mu0.setValue("; ".join(f"{s.label}: {sci(float(s.y[0]))}" for s in r.series
+                                    if s.k[0] == 0))
+        self.counts.setValue(f"{n_zero} exact zeros (△ on the axis), {n_bad} not trustworthy (×)")
         self._table_stale = True
         if self.right.currentWidget() is self.table:
             self._fill_table()
         self.status.emit(f"{self.title}: p = {req.dim}, k ≤ {req.kmax}, {len(r.series)} kernel(s)"
-                         f", {n_zero} exact zeros, {n_bad} unresolved")
+                         f", {n_zero} exact zeros, {n_bad} not trustworthy")
+
+    def _draw_guides(self, r, slope: bool) -> None:
+        """Guide lines C k^exponent (log10 drawn; outside the auto-range, so a guide far
+        above the data never squeezes it) and their exponents on the slope view."""
+        pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
+        for j, g in enumerate(r.guides):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if r.request.weighted:
+                    ly = np.log10(g.values)
+                else:  # from the closed form: right below 10⁻³⁰⁸ too
+                    ly = np.log10(g.C) + g.exponent * np.log10(g.k)
+            ok = np.isfinite(ly)
+            first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
+            gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
+            style = (g.kernel_index, first)
+            self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
+                        name=f"guide {g.label}")
+            if slope:
+                text = f"{g.exponent:g}"
+                line = self._item(ps, ("level", j), lambda: pg.InfiniteLine(
+                    angle=0, pen=gp, label=text, labelOpts={
+                        "position": 0.04 + 0.09 * (j % 8), "color": gp.color(),
+                        "fill": pg.mkBrush(255, 255, 255, 220), "anchors": [(0.5, 0.5)] * 2}),
+                    style)
+                if line.label.format != text:
+                    line.label.setFormat(text)
+                line.setValue(g.exponent)
 
     def _fill_table(self) -> None:
         """Fill the values table (lazily: only when it is shown)."""
@@ -271,21 +342,6 @@ class QtSpectrumPanel(QtPanel):
     # --------------------------------------------------------------- export
     def plot_items(self) -> dict:
         return {"spectrum": self.plot.getPlotItem(), "slope": self.plot_slope.getPlotItem()}
-
-    def state(self) -> dict:
-        return {**self.kernels.state(), "dim": self.dim.value(), "kmax": self.kmax.value(),
-                "weighted": self.weighted.isChecked(), "guides": self.guides.isChecked(),
-                "slope": self.slope.isChecked()}
-
-    def set_state(self, state: dict) -> None:
-        with self.refresh_suspended():  # one computation for the whole state
-            self.kernels.set_state(state)
-            self.dim.restore(state.get("dim", self.dim.value()))
-            self.kmax.restore(state.get("kmax", self.kmax.value()))
-            self.weighted.setChecked(bool(state.get("weighted", self.weighted.isChecked())))
-            self.guides.setChecked(bool(state.get("guides", self.guides.isChecked())))
-            self.slope.setChecked(bool(state.get("slope", self.slope.isChecked())))
-        self.refresh()
 
     def help_html(self) -> str:
         return html_maths(HELP)

@@ -1,0 +1,196 @@
+"""Plot pieces shared by the kernel-curve and eigenvalue-decay panels.
+
+* :class:`PowerOfTenAxis` — a log axis whose labels are written from the
+  exponent (10⁻¹², 2·10³, 10⁰ …, one style), so they stay right for values far
+  below the float64 range (the spectrum plots log10 μ_k, which may be −2000);
+* :func:`log_plot` — :func:`ntkviz.gui.widgets.make_plot` with those axes, no
+  automatic SI scale factor ("x1e+27") on any axis and a legend with a
+  background;
+* :class:`Log10Hover` — the hover read-out for curves drawn as log10 values;
+* :func:`sci` — full-precision scientific notation from a value or its log10.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore
+
+from ntkviz.gui.widgets import CurveHover, DecadeLogAxis, make_plot
+
+__all__ = ["PowerOfTenAxis", "log_plot", "no_scale_factor", "Log10Hover", "sci", "power_label",
+           "legend_below", "finite_or_nan", "dash"]
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_label(exponent10: float) -> str:
+    """The tick text of the value 10**exponent10: ``10ⁿ`` at a decade, else ``m·10ⁿ``
+    with a one-digit mantissa (2·10⁻³⁰⁰ is written although it is not a float64)."""
+    n = math.floor(exponent10 + 1e-9)
+    mantissa = round(10.0 ** (exponent10 - n))
+    if mantissa >= 10:
+        n, mantissa = n + 1, 1
+    power = f"10{str(n).translate(_SUPERSCRIPT)}"
+    return power if mantissa == 1 else f"{mantissa}·{power}"
+
+
+def sci(value: float | None = None, log10: float | None = None, digits: int = 10) -> str:
+    """``value`` (or ``10**log10``) in scientific notation with ``digits`` significant
+    digits, e.g. ``1.142349069e-07`` or ``3.66463469e-1301`` (from its log10)."""
+    if value is not None and (value == 0 or not math.isfinite(value)):
+        return f"{value:g}"
+    if value is not None and abs(value) >= 1e-300:
+        return f"{value:.{digits - 1}e}"
+    if log10 is None:
+        log10 = math.log10(abs(value)) if value else -math.inf
+    if not math.isfinite(log10):
+        return "0" if log10 < 0 else "inf"
+    n = math.floor(log10)
+    mantissa = 10.0 ** (log10 - n)
+    text = f"{mantissa:.{digits - 1}f}"
+    if text.startswith("10"):
+        n, text = n + 1, f"{1.0:.{digits - 1}f}"
+    sign = "-" if value is not None and value < 0 else ""
+    return f"{sign}{text}e{n:+03d}"
+
+
+class _PowerStrings(pg.AxisItem):
+    """Log-axis strings from the exponents (the base of :class:`PowerOfTenAxis`)."""
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        return [power_label(float(v)) for v in values]
+
+
+class PowerOfTenAxis(DecadeLogAxis, _PowerStrings):
+    """:class:`ntkviz.gui.widgets.DecadeLogAxis` (decades labelled, minor ticks kept)
+    with every label written as ``10ⁿ`` (or ``2·10ⁿ``, ``5·10ⁿ``) from the exponent."""
+
+
+def no_scale_factor(plot) -> None:
+    """Switch off pyqtgraph's automatic SI scale factor on every axis of ``plot``."""
+    item = getattr(plot, "getPlotItem", lambda: plot)()
+    for name in ("left", "bottom", "right", "top"):
+        axis = item.getAxis(name) if name in item.axes else None
+        if axis is not None:
+            axis.enableAutoSIPrefix(False)
+
+
+def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y: bool = False,
+             log_y_values: bool = False) -> pg.PlotWidget:
+    """A plot as :func:`make_plot`, with :class:`PowerOfTenAxis` axes, no SI scale factor
+    and a legend under the x axis (:func:`legend_below`). ``log_y_values``: the curves
+    hold log10 of the values on a linear view and the left axis labels them as 10ⁿ
+    (values below 10⁻³⁰⁸ stay drawable)."""
+    w = make_plot(title, xlabel, ylabel, log_x=log_x, log_y=log_y, legend=False)
+    item = w.getPlotItem()
+    old = {name: item.getAxis(name) for name in ("left", "bottom")}
+    new = {name: PowerOfTenAxis(name) for name in old}
+    item.setAxisItems(new)
+    for name, axis in new.items():
+        axis.setTickPen(old[name].tickPen())
+        axis.setTextPen(old[name].textPen())
+        axis.setPen(old[name].pen())
+        axis.setZValue(old[name].zValue())
+        axis.setGrid(old[name].grid)
+        axis.setLabel(old[name].labelText)
+        axis.setLogMode(log_x if name == "bottom" else (log_y or log_y_values))
+    no_scale_factor(item)
+    legend_below(item)
+    return w
+
+
+class _LegendInLayout(pg.LegendItem):
+    """A legend placed by its plot's layout (under the x axis), not floating over the
+    data; entries in as many columns as fit the plot's width."""
+
+    def __init__(self, plot_item, **kwargs):
+        super().__init__(**kwargs)
+        self._plot_item = plot_item
+        plot_item.geometryChanged.connect(self.fit)
+
+    def _regrid(self) -> None:
+        for i in range(self.layout.count() - 1, -1, -1):
+            self.layout.removeAt(i)
+        left = QtCore.Qt.AlignmentFlag.AlignVCenter | QtCore.Qt.AlignmentFlag.AlignLeft
+        for index, (sample, label) in enumerate(self.items):
+            row, col = divmod(index, self.columnCount)
+            self.layout.addItem(sample, row, 2 * col, alignment=left)
+            self.layout.addItem(label, row, 2 * col + 1, alignment=left)
+        self.rowCount = -(-len(self.items) // self.columnCount)
+        self.updateSize()
+
+    def _addItemToLayout(self, sample, label):  # noqa: N802 - pyqtgraph API
+        self._regrid()
+
+    def removeItem(self, item):  # noqa: N802 - pyqtgraph API
+        super().removeItem(item)
+        self._regrid()
+
+    def setColumnCount(self, columnCount):  # noqa: N802 - pyqtgraph API
+        if columnCount != self.columnCount:
+            self.columnCount = columnCount
+            self._regrid()
+
+    def fit(self) -> None:
+        """Use as many columns as the widest entry allows in the plot's width."""
+        if not self.items:
+            return
+        widest = max(s.boundingRect().width() + lab.boundingRect().width() + 12
+                     for s, lab in self.items)
+        available = self._plot_item.geometry().width() - 24
+        self.setColumnCount(max(1, min(len(self.items), int(available // widest))))
+
+    def updateSize(self):  # noqa: N802 - pyqtgraph API
+        hint = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize)
+        self.setMinimumSize(0, hint.height())
+        self.setPreferredSize(hint)
+        self.setMaximumSize(hint)
+        self.fit()
+
+
+def legend_below(plot) -> pg.LegendItem:
+    """Replace the legend of ``plot`` by one under the x axis, inside the plot item (so
+    exported with it), covering no data."""
+    item = getattr(plot, "getPlotItem", lambda: plot)()
+    old = item.legend
+    if old is not None and old.scene() is not None:
+        old.scene().removeItem(old)
+    legend = _LegendInLayout(item, labelTextSize="9pt", frame=True,
+                             brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#999999"))
+    item.layout.addItem(legend, 4, 1)
+    item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignHCenter)
+    item.legend = legend
+    return legend
+
+
+class Log10Hover(CurveHover):
+    """Hover read-out of curves whose y data are log10 of the values: shows the value
+    (``sci`` from its log10), or 0 for the exact-zero markers (names containing
+    ``zero_tag``)."""
+
+    def __init__(self, *args, zero_tag: str = "exact zeros", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zero_tag = zero_tag
+
+    def _on_moved(self, event) -> None:
+        hit = self.nearest(event[0])
+        if hit is None:
+            self.marker.setData([], [])
+            return
+        name, x, y, vx, vy = hit
+        self.marker.setData([vx], [vy])
+        value = "0 (exact)" if self.zero_tag in name else sci(log10=float(y))
+        self.readout.setText(f"{name}:  {self.xname} = {x:.8g},  {self.yname} = {value}")
+
+
+def finite_or_nan(y) -> np.ndarray:
+    """``y`` with ±inf replaced by NaN (drawn as gaps with ``connect="finite"``)."""
+    y = np.asarray(y, dtype=np.float64)
+    return np.where(np.isfinite(y), y, np.nan)
+
+
+def dash(j: int):
+    """Dashed for the first guide of a group, dotted for the others."""
+    return QtCore.Qt.PenStyle.DashLine if j == 0 else QtCore.Qt.PenStyle.DotLine

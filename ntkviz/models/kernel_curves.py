@@ -1,0 +1,210 @@
+"""Parameters of the kernel-curve panel (Qt-free).
+
+:class:`KernelChoice` is the kernel choice shared with the eigenvalue-decay
+panel (which kernels, depth, extra depths, activation, bias, normalisation);
+:class:`KernelCurvesParams` adds the curve options and the finite-width
+overlay; :class:`KernelCurvesModel` turns them into a
+:class:`ntkviz.jobs.KernelCurveRequest`. Importing this module loads neither
+numba, scipy nor Qt.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+from ntkviz import limits
+from ntkviz.models._base import ParamModel
+
+__all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_choice_fields",
+           "choice_specs", "parse_int_list", "parse_name_list"]
+
+
+def _check_int(name: str, value, bounds: tuple) -> None:
+    lo, hi = bounds
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be in [{lo}, {hi}], got {value}")
+
+
+def _check_float(name: str, value, bounds: tuple) -> None:
+    lo, hi = bounds
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {value!r}")
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {value!r}")
+
+
+def _check_bool(name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+
+
+def parse_name_list(name: str, text: str, allowed: tuple) -> tuple[str, ...]:
+    """``"ntk,arccos1"`` -> ``("ntk", "arccos1")``; refuses empty entries, repeats and
+    names outside ``allowed`` (``ValueError`` naming ``name``)."""
+    items = [t.strip() for t in str(text).split(",")]
+    if any(not t for t in items):
+        raise ValueError(f"{name} must be names separated by single commas "
+                         f"(among {', '.join(allowed)}), got {text!r}")
+    return tuple(items)
+
+
+def parse_int_list(name: str, text: str) -> tuple[int, ...]:
+    """``"3, 5"`` -> ``(3, 5)``; ``""`` -> ``()``; refuses empty entries and non-integers
+    (``ValueError`` naming ``name``). Ranges are checked by the parameters."""
+    if not str(text).strip():
+        return ()
+    out = []
+    for tok in str(text).split(","):
+        tok = tok.strip()
+        try:
+            out.append(int(tok))
+        except ValueError:
+            raise ValueError(f"{name} must be integers separated by commas, got {text!r}") from None
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """Which dot-product kernels to draw.
+
+    ``kernels`` among ``arccos0`` (κ0), ``arccos1`` (κ1), ``ntk``, ``nngp``. κ0 and κ1
+    are single arc-cosine maps: depth, bias and activation do not apply to them. The
+    deep NTK/NNGP get one curve per depth in ``(depth,) + extra_depths`` (number of
+    weight layers L), with bias variance ``bias`` (β) added at every layer and the
+    activation normalised by c_σ = 1/E[σ(z)²]. ``normalize`` divides each kernel by
+    κ(1) (for ReLU, β = 0: NTK_L/L).
+    """
+
+    kernels: tuple[str, ...] = ("ntk", "arccos1")
+    activation: str = limits.DEFAULT_ACTIVATION
+    depth: int = 2
+    extra_depths: tuple[int, ...] = ()
+    bias: float = 0.0
+    normalize: bool = False
+
+    def __post_init__(self):
+        check_choice_fields(self)
+
+
+def check_choice_fields(p) -> None:
+    """Validate the :class:`KernelChoice` fields of ``p`` (any dataclass holding them)."""
+    if not isinstance(p.kernels, tuple) or not all(isinstance(k, str) for k in p.kernels):
+        raise ValueError(f"kernels must be a list of names, got {p.kernels!r}")
+    for k in p.kernels:
+        if k not in limits.KERNEL_NAMES:
+            raise ValueError(f"kernels must be among {', '.join(limits.KERNEL_NAMES)}; got {k!r}")
+    if len(set(p.kernels)) != len(p.kernels):
+        raise ValueError(f"kernels must not repeat a name, got {', '.join(p.kernels)}")
+    if not p.kernels:
+        raise ValueError("kernels: choose at least one of κ0, κ1, NTK, NNGP")
+    if p.activation not in limits.ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(limits.ACTIVATIONS)}; "
+                         f"got {p.activation!r}")
+    _check_int("depth", p.depth, limits.DEPTH_RANGE)
+    if not isinstance(p.extra_depths, tuple):
+        raise ValueError(f"extra_depths must be a list of integers, got {p.extra_depths!r}")
+    for d in p.extra_depths:
+        _check_int("extra_depths", d, limits.DEPTH_RANGE)
+    if len(set(p.extra_depths)) != len(p.extra_depths):
+        raise ValueError(f"extra_depths must not repeat a depth, "
+                         f"got {', '.join(map(str, p.extra_depths))}")
+    _check_float("bias", p.bias, limits.BIAS_RANGE)
+    _check_bool("normalize", p.normalize)
+    n_curves = len(choice_specs(p))
+    if n_curves > limits.MAX_CURVES:
+        raise ValueError(f"at most {limits.MAX_CURVES} curves at once (kernels × depths), "
+                         f"got {n_curves}")
+
+
+def choice_specs(p) -> tuple[tuple, ...]:
+    """``(name, depth, bias, activation, normalize)`` of every curve of a kernel choice,
+    in drawing order: κ0, κ1, then NTK and NNGP at each depth (an extra depth equal
+    to ``depth`` is drawn once). Qt- and numba-free."""
+    out = []
+    for name in limits.KERNEL_NAMES:
+        if name not in p.kernels:
+            continue
+        if name in limits.ARCCOS_KERNELS:
+            out.append((name, 2, 0.0, "relu", p.normalize))
+        else:
+            depths = dict.fromkeys((p.depth, *p.extra_depths))
+            out.extend((name, d, float(p.bias), p.activation, p.normalize) for d in depths)
+    return tuple(out)
+
+
+def kernel_specs(p) -> tuple:
+    """The ``ntkviz.core.KernelSpec`` tuple of a kernel choice."""
+    from ntkviz.core import KernelSpec
+
+    return tuple(KernelSpec(*fields_) for fields_ in choice_specs(p))
+
+
+CHOICE_FIELDS = tuple(f.name for f in fields(KernelChoice))
+
+
+@dataclass(frozen=True)
+class KernelCurvesParams(KernelChoice):
+    """Kernel-curve panel parameters.
+
+    ``n_points`` equally spaced cosines u on [−1, 1]; ``derivative`` draws κ′(u)
+    instead of κ(u); ``near_one`` shows the log–log view of 2κ(1) − 2κ(1 − ε)
+    against ε = 1 − u (display only: always computed). The finite-width overlay
+    (``overlay``) draws the empirical kernel of ``n_samples`` random networks of
+    hidden width ``width`` (first seed ``seed``) against the first NTK/NNGP curve.
+    """
+
+    derivative: bool = False
+    near_one: bool = True
+    n_points: int = 801
+    overlay: bool = False
+    width: int = 100
+    seed: int = 0
+    n_samples: int = 4
+
+    def __post_init__(self):
+        super().__post_init__()
+        _check_bool("derivative", self.derivative)
+        _check_bool("near_one", self.near_one)
+        _check_bool("overlay", self.overlay)
+        _check_int("n_points", self.n_points, limits.CURVE_POINTS_RANGE)
+        _check_int("width", self.width, limits.NET_WIDTH_RANGE)
+        _check_int("seed", self.seed, limits.SEED_RANGE)
+        _check_int("n_samples", self.n_samples, limits.NET_SAMPLES_RANGE)
+        if self.overlay and not {"ntk", "nngp"} & set(self.kernels):
+            raise ValueError("overlay: the finite-width overlay needs an NTK or NNGP curve "
+                             "among the kernels")
+
+
+class KernelCurvesModel(ParamModel):
+    """Model of the kernel-curve panel (``ntkviz export kernel`` fills the same one)."""
+
+    Params = KernelCurvesParams
+    display_only = frozenset({"near_one"})
+
+    @classmethod
+    def build_request(cls, params: KernelCurvesParams):
+        """The :class:`ntkviz.jobs.KernelCurveRequest` drawing ``params`` (the near-u = 1
+        curves are always computed, so showing them needs no new computation)."""
+        from ntkviz.jobs import KernelCurveRequest
+
+        return KernelCurveRequest(
+            specs=kernel_specs(params), n_points=params.n_points,
+            derivative=params.derivative, near_one=True,
+            width=params.width if params.overlay else None, seed=params.seed,
+            n_samples=params.n_samples)
+
+    @classmethod
+    def gallery_cases(cls) -> dict[str, dict]:
+        """Session states worth looking at: the default and the extremes."""
+        return {
+            "default": {},
+            "depth50_bias": {"kernels": ["ntk", "nngp"], "depth": 50, "bias": 10.0},
+            "deep_tanh_normalized": {"kernels": ["ntk", "nngp"], "activation": "tanh",
+                                     "depth": 2, "extra_depths": [5, 20], "normalize": True},
+            "derivative_many": {"kernels": ["arccos0", "arccos1", "ntk", "nngp"],
+                                "extra_depths": [3, 10], "derivative": True},
+            "overlay_narrow": {"kernels": ["ntk"], "overlay": True, "width": 1, "n_samples": 8},
+            "fine_grid_small_bias": {"n_points": 20001, "bias": 0.0004},
+        }
