@@ -6,12 +6,14 @@ Each command lives in its own module ``ntkviz/cli/_<command>.py`` exposing
 ``gui`` command and the PNG/SVG branch of ``export`` import Qt, lazily.
 
 Exit codes: 0 success, 2 bad argument or unreadable input (one-line message on
-stderr), 1 unexpected failure.
+stderr: the thing, what is wrong, the allowed range), 1 unexpected failure (one
+line too; ``NTKVIZ_DEBUG=1`` shows the traceback), 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "stability", "export")
@@ -61,3 +63,10 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("ntkviz: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug, not bad input: one line, the traceback on request
+        if os.environ.get("NTKVIZ_DEBUG"):
+            raise
+        prog = f"ntkviz {args.command}" if args.command else "ntkviz"
+        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (please report it; "
+              "set NTKVIZ_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1

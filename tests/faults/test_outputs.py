@@ -1,0 +1,52 @@
+"""Valid but extreme requests: they finish with exit 0 and write only finite numbers, or
+are refused with one line (issue 13 items 7 and 10); never a crash, NaN or inf."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from faultlib import assert_finite_csv, csv_numbers, error_line, run_cli
+
+#: (case id, argv, output suffix)
+EXTREME = [
+    ("spectrum bias 1e-17", "spectrum --name ntk --depth 3 --bias 1e-17 --dim 5 --kmax 10", ".csv"),
+    ("spectrum bias 5e-324", "spectrum --name ntk --depth 3 --bias 5e-324 --dim 5 --kmax 10", ".csv"),
+    ("spectrum p 1000 kmax 2000", "spectrum --name arccos1 --dim 1000 --kmax 2000", ".csv"),
+    ("export spectrum p 1000 kmax 2000", "export spectrum --kernels arccos1 --dim 1000 --kmax 2000", ".csv"),
+    ("export kernel step NTK depth 50 near one",
+     "export kernel --kernels ntk --activation step --depth 50 --view near_one", ".csv"),
+    ("export deform zero image context", "export deform --image {F[zero.npy]} --view context", ".csv"),
+    ("export deform 1x1 image context", "export deform --image {F[one_pixel.npy]} --view context", ".csv"),
+    ("export stability one digit one reference",
+     "export stability --digits 0 --references 1 --amplitudes 0.5,1,2", ".csv"),
+    ("gram images times 1e300", "gram --model M3 --mode ntk --images {F[huge.npy]}", ".npy"),
+    ("kernel bias at the top of the range", "kernel --name nngp --depth 50 --bias 100 --grid 11", ".csv"),
+]
+
+
+@pytest.mark.parametrize("case", EXTREME, ids=[c[0] for c in EXTREME])
+def test_finite_or_refused(case, tmp_path, files, capsys):
+    name, template, suffix = case
+    out = tmp_path / f"out{suffix}"
+    argv = template.format(F=files).split() + ["--out", str(out)]
+    code, _, err = run_cli(argv, capsys)
+    assert "Traceback" not in err
+    if code == 2:
+        error_line(err)
+        assert not out.exists()
+        return
+    assert code == 0, err[-300:]
+    if suffix == ".csv":
+        assert_finite_csv(out)
+    else:
+        values = np.load(out)
+        assert values.size and np.all(np.isfinite(values)), "NaN/inf in the Gram matrix"
+
+
+def test_spectrum_multiplicities_are_numbers(tmp_path, capsys):
+    """At p = 1000 the multiplicity N(p, k) exceeds float64 from k ≈ 308: the CSV must still
+    hold a number (or the log10 column) rather than inf."""
+    out = tmp_path / "mu.csv"
+    assert run_cli(["spectrum", "--name", "arccos0", "--dim", "1000", "--kmax", "400", "--out", out],
+                   capsys)[0] == 0
+    assert np.all(np.isfinite(csv_numbers(out)))
