@@ -1,64 +1,115 @@
 """``ntkviz export kernel [options] --out FILE.{png,svg,csv} [--width PX]``.
 
-Options mirror the kernel-curve panel. CSV is written straight from the
-Qt-free request's response; PNG/SVG are rendered by the panel itself, offscreen
-(:func:`ntkviz.gui.headless.render_panel`), so they match the app.
+The options fill the kernel-curve panel's Qt-free model
+(:class:`ntkviz.models.kernel_curves.KernelCurvesModel`), which validates every
+value before anything is computed, so the export draws exactly the parameters
+asked for or refuses them with a one-line message naming the option and its
+range. CSV comes straight from the model's request; PNG/SVG are drawn by the
+panel itself, offscreen, from the same model values.
 """
 from __future__ import annotations
 
-from ntkviz.cli._common import output_path, positive_int, write_csv
+from ntkviz import limits
+from ntkviz.cli import CliError
+from ntkviz.cli._common import output_path, positive_int
+
+__all__ = ["add_kernel_choice", "choice_state", "export_model", "register", "run"]
 
 SUFFIXES = (".png", ".svg", ".csv")
+#: model field -> the option that sets it (messages name the option)
+OPTIONS = {"kernels": "--kernels", "depth": "--depth", "extra_depths": "--depths",
+           "activation": "--activation", "bias": "--bias", "n_points": "--points",
+           "width": "--net-width", "seed": "--seed", "n_samples": "--samples", "dim": "--dim",
+           "kmax": "--kmax", "overlay": "--net-width"}
+#: options of the deep NTK/NNGP only (refused when no such kernel is chosen)
+DEEP_OPTIONS = (("depth", "--depth"), ("depths", "--depths"), ("activation", "--activation"),
+                ("bias", "--bias"))
 
 
 def add_kernel_choice(p) -> None:
     """The kernel-choice options shared by ``export kernel`` and ``export spectrum``."""
+    d_lo, d_hi = limits.DEPTH_RANGE
+    b_lo, b_hi = limits.BIAS_RANGE
     p.add_argument("--kernels", default="ntk,arccos1", metavar="LIST",
                    help="comma-separated among arccos0 (κ0), arccos1 (κ1), ntk, nngp "
                         "(default: ntk,arccos1)")
-    p.add_argument("--depth", type=int, default=2, metavar="L",
-                   help="depth L (weight layers, 2..50) of NTK/NNGP (default 2)")
-    p.add_argument("--depths", default="", metavar="LIST",
-                   help="more NTK/NNGP depths to overlay, e.g. 3,5")
-    p.add_argument("--activation", default="relu", help="activation of NTK/NNGP (default relu)")
-    p.add_argument("--bias", type=float, default=0.0, metavar="BETA",
-                   help="bias variance β >= 0 (default 0)")
+    p.add_argument("--depth", type=int, default=None, metavar="L",
+                   help=f"depth L (weight layers, {d_lo}..{d_hi}) of NTK/NNGP (default 2)")
+    p.add_argument("--depths", default=None, metavar="LIST",
+                   help=f"more NTK/NNGP depths to overlay, e.g. 3,5 ({d_lo}..{d_hi})")
+    p.add_argument("--activation", default=None, choices=limits.ACTIVATIONS,
+                   help=f"activation of NTK/NNGP (default {limits.DEFAULT_ACTIVATION})")
+    p.add_argument("--bias", type=float, default=None, metavar="BETA",
+                   help=f"bias variance β of NTK/NNGP, in [{b_lo:g}, {b_hi:g}] (default 0)")
     p.add_argument("--normalize", action="store_true",
                    help="divide each kernel by its value at u = 1 (the 1/L variant)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output file: .png, .svg (figure as in the app) or .csv (plotted data)")
     p.add_argument("--width", type=positive_int, default=None, metavar="PX",
-                   help="PNG width in pixels (default: 1100)")
+                   help="PNG width in pixels (height keeps the figure's aspect ratio)")
 
 
 def choice_state(args) -> dict:
-    """Panel state entries for the kernel-choice options."""
-    return {"kernels": [k.strip() for k in args.kernels.split(",") if k.strip()],
-            "depth": args.depth, "extra_depths": args.depths, "activation": args.activation,
-            "bias": args.bias, "normalize": args.normalize}
+    """Model fields for the kernel-choice options (only those given, so the model's
+    defaults apply to the rest). Refuses empty list entries and options that do not
+    apply to the chosen kernels."""
+    from ntkviz.models.kernel_curves import parse_int_list, parse_name_list
+
+    try:
+        kernels = parse_name_list("--kernels", args.kernels, limits.KERNEL_NAMES)
+        depths = None if args.depths is None else parse_int_list("--depths", args.depths)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    state = {"kernels": list(kernels), "normalize": bool(args.normalize)}
+    if not set(kernels) & set(limits.DEEP_KERNELS):
+        for dest, option in DEEP_OPTIONS:
+            if getattr(args, dest) is not None:
+                raise CliError(f"{option} applies to ntk and nngp only; --kernels is "
+                               f"{args.kernels}")
+    for field, value in (("depth", args.depth), ("extra_depths", depths),
+                         ("activation", args.activation), ("bias", args.bias)):
+        if value is not None:
+            state[field] = list(value) if isinstance(value, tuple) else value
+    return state
 
 
-def export(args, state: dict, request_cls, panel_path: str) -> int:
-    """Write ``args.out`` for a panel ``state``: CSV from ``request_cls.from_state``,
-    PNG/SVG through the panel class at ``panel_path`` (``module:Class``)."""
+def export_model(args, key: str, state: dict) -> int:
+    """Validate ``state`` with panel ``key``'s model, then write ``args.out``: CSV from
+    the model's request, PNG/SVG drawn by the panel from the same model values."""
+    from ntkviz.cli._export import registry
+
+    model_cls = registry().model_class(key)
+    try:
+        params = model_cls.parse(state)
+    except ValueError as exc:
+        message = str(exc)
+        field = message.split(" ", 1)[0].split("[", 1)[0].rstrip(":")
+        option = OPTIONS.get(field)
+        raise CliError(f"{option}: {message}" if option else message) from None
     out = output_path(args.out, SUFFIXES)
-    request = request_cls.from_state(state)  # validates before any Qt is loaded
-    if out.suffix.lower() == ".csv":
-        header, rows = request().csv_table(args.view)
-        write_csv(out, header, rows)
-    else:
-        import importlib
+    session = model_cls(params).to_session()
+    try:
+        from ntkviz.cli._export import run_export
+    except ImportError:  # an older export module: the same steps, here
+        run_export = None
+    if run_export is not None:
+        run_export(out, key, session, args.view, args.width)
+    elif out.suffix.lower() == ".csv":
+        from ntkviz.cli._common import write_csv
 
+        write_csv(out, *model_cls.build_request(params)().csv_table(args.view))
+    else:
         from ntkviz.gui.headless import render_panel
 
-        module, _, name = panel_path.partition(":")
-        render_panel(getattr(importlib.import_module(module), name), state, args.view, out,
-                     args.width)
+        render_panel(registry().panel_class(key), session, args.view, out, args.width)
     print(out)
     return 0
 
 
 def register(sub) -> None:
+    p_lo, p_hi = limits.CURVE_POINTS_RANGE
+    m_lo, m_hi = limits.NET_WIDTH_RANGE
+    s_lo, s_hi = limits.NET_SAMPLES_RANGE
     p = sub.add_parser("kernel", help="kernel curves κ(u) (the app's kernel panel)",
                        description="Kernel curves κ(u) on [-1, 1], as drawn by the app's "
                                    "kernel-curve panel.")
@@ -67,20 +118,28 @@ def register(sub) -> None:
                    help="curves: κ(u) on [-1, 1]; near_one: 2κ(1) − 2κ(1 − ε) against ε = 1 − u "
                         "on log–log axes with the ε^½ and ε guides")
     p.add_argument("--derivative", action="store_true", help="plot κ'(u) instead of κ(u)")
-    p.add_argument("--points", type=int, default=801, help="grid points on [-1, 1] (default 801)")
+    p.add_argument("--points", type=int, default=None,
+                   help=f"grid points on [-1, 1], {p_lo}..{p_hi} (default 801)")
     p.add_argument("--net-width", type=int, default=None, metavar="M",
-                   help="add the finite-width overlay: empirical kernels of width-M networks")
-    p.add_argument("--seed", type=int, default=0, help="overlay random seed (default 0)")
-    p.add_argument("--samples", type=int, default=4, help="overlay: number of networks (default 4)")
+                   help=f"add the finite-width overlay: empirical kernels of networks of "
+                        f"hidden width M, {m_lo}..{m_hi}")
+    p.add_argument("--seed", type=int, default=None,
+                   help="overlay random seed, 0..2^32-1 (default 0)")
+    p.add_argument("--samples", type=int, default=None,
+                   help=f"overlay: number of networks, {s_lo}..{s_hi} (default 4)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    state = {**choice_state(args), "derivative": args.derivative,
-             "near_one": args.view == "near_one", "n_points": args.points,
-             "overlay": args.net_width is not None, "width": args.net_width or 100,
-             "seed": args.seed, "n_samples": args.samples}
-    from ntkviz.jobs import KernelCurveRequest
-
-    return export(args, state, KernelCurveRequest,
-                  "ntkviz.gui.panels.kernel_curves:QtKernelCurvesPanel")
+    state = {**choice_state(args), "derivative": bool(args.derivative),
+             "near_one": args.view == "near_one", "overlay": args.net_width is not None}
+    if args.net_width is None:
+        for option, value in (("--seed", args.seed), ("--samples", args.samples)):
+            if value is not None:
+                raise CliError(f"{option} applies to the finite-width overlay only: "
+                               f"add --net-width M")
+    for field, value in (("n_points", args.points), ("width", args.net_width),
+                         ("seed", args.seed), ("n_samples", args.samples)):
+        if value is not None:
+            state[field] = value
+    return export_model(args, "kernel", state)
