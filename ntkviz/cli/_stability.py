@@ -82,7 +82,7 @@ def run(args) -> int:
                                amplitudes=tuple(args.amplitudes), seeds=tuple(range(args.seeds)),
                                architecture=arch, reference_per_class=args.references)
     item = None
-    for item in request():
+    for item in request.iterate():
         progress_line(f"stability ({item.message})", item.fraction, final=item.result.complete)
     write_csv(out, *item.result.to_csv_rows())
     return 0

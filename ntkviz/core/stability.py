@@ -111,6 +111,12 @@ class SweepResult:
                          self.ntk_slope])
         return list(self.CSV_HEADER), rows
 
+    def csv_table(self, view: str = "stability") -> tuple[list[str], list[list[float]]]:
+        """``(header, rows)`` of the stability view: :meth:`to_csv_rows`."""
+        if view != "stability":
+            raise ValueError(f"view must be stability, got {view!r}")
+        return self.to_csv_rows()
+
 
 @dataclass(frozen=True)
 class SweepProgress:

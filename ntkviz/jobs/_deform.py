@@ -4,26 +4,29 @@ Three frozen requests, each a complete snapshot of what a computation needs:
 
 * :class:`DeformRequest` -> :class:`DeformResponse`: one deformation of one
   digit, with the read-outs of the editor (``||tau||_inf``, ``||grad tau||_inf``,
-  CKN / NTK relative distances and their ratio, pixel distance). The reference
-  digit's per-layer norms are passed in (cached by the caller, ``docs/spec.md``
-  §3.6) so a slider move costs one norms pass of the deformed digit plus one
-  cross kernel.
-* :class:`ContextRequest` -> generator of :class:`ContextProgress`: distances
-  from the digit to the nearest and to the mean of same-label and other-label
-  bundled digits (the "is this further than another 5?" yardstick). Results are
-  cached per (digit, architecture, reference set).
-* :class:`StabilityRequest` -> generator over
-  :func:`ntkviz.core.stability.stability_sweep` (partial results as they come).
+  CKN / NTK relative distances and their ratio, pixel distance). The digit's
+  per-layer norms come from the core's cache (:func:`ntkviz.core.cntk.image_norms`),
+  so a slider move costs one norms pass of the deformed digit plus one cross
+  kernel.
+* :class:`ContextRequest` -> :class:`ContextResult` (``iterate()`` yields
+  :class:`ContextProgress`): distances from the digit to the nearest and to the
+  mean of same-label and other-label bundled digits (the "is this further than
+  another 5?" yardstick). Results are cached per (digit, architecture, reference set).
+* :class:`StabilityRequest` -> ``SweepResult`` (``iterate()`` yields the partial
+  results of :func:`ntkviz.core.stability.stability_sweep` as they come).
 
 Relative distances are ``||Phi(x) - Phi(y)|| / ||Phi(x)||`` with ``x`` the
-undeformed digit (spec §3.2). Under the HEAD conventions NTK distances below
-about 1e-4 are rounding noise (spec §3.5); such values are flagged
-``*_below_resolution`` and must be shown as "below numerical resolution", not as
-data.
+undeformed digit. From an all-zero ``x`` (no features) the distance is ``inf``
+to any ``y`` with features and 0 to another zero image; it is never NaN. With
+the sum patch normalisation NTK distances below about 1e-4 are rounding noise
+(the squared distance ``k(x,x) + k(y,y) - 2 k(x,y)`` cancels); such values are
+flagged ``*_below_resolution`` and must be shown as "below numerical
+resolution", not as data.
 """
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -33,18 +36,17 @@ import numpy as np
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.cntk import Architecture, image_norms, rel_distances
 from ntkviz.core import deform as core_deform
-from ntkviz.core.digits import load_digits, validate_image
+from ntkviz.core.digits import DIGIT_SIZE, load_digits, prepare_user_image, validate_image
 
 __all__ = [
     "NTK_RESOLUTION", "CKN_RESOLUTION", "DIGIT_SIZE",
     "DeformRequest", "DeformResponse",
     "ContextRequest", "ContextProgress", "ContextResult",
-    "StabilityRequest", "STABILITY_DEFAULTS", "FAMILY_AMPLITUDES", "prepare_user_image",
-    "DEFORM_VIEWS", "CONTEXT_CATEGORIES", "digit_from_state", "editor_inputs_from_state",
-    "context_table", "deform_csv_table",
+    "StabilityRequest", "prepare_user_image",
+    "DEFORM_VIEWS", "CONTEXT_CATEGORIES", "context_table", "deform_csv_table",
 ]
 
-#: NTK relative distances below this are rounding noise (spec §3.5).
+#: NTK relative distances below this are rounding noise (sum patch normalisation).
 NTK_RESOLUTION = 1e-4
 #: CKN relative distances below this are treated as rounding noise. kappa_1 has
 #: slope 1 at c = 1, so the CKN kernels are accurate to ~1e-16 relative and the
@@ -52,8 +54,6 @@ NTK_RESOLUTION = 1e-4
 #: d ~ 2e-8 (measured on MNIST digits with M1: d is proportional to a tiny
 #: translation down to ~1e-7); at d = 1e-7 the noise is ~1 % of the value.
 CKN_RESOLUTION = 1e-7
-#: side of the images the editor works on (bundled MNIST; user images are resampled)
-DIGIT_SIZE = 28
 
 
 def _readonly(arr) -> np.ndarray:
@@ -63,64 +63,12 @@ def _readonly(arr) -> np.ndarray:
 
 
 def _pixel_distance(x: np.ndarray, y: np.ndarray) -> float:
+    """``||y - x|| / ||x||``; from a zero ``x``: 0 if ``y`` is zero too, else ``inf``."""
     nx = float(np.linalg.norm(x))
-    return float(np.linalg.norm(y - x) / nx) if nx > 0 else float("nan")
-
-
-def _area_matrix(n_out: int, n_in: int) -> np.ndarray:
-    """Row-stochastic (n_out, n_in) matrix averaging input cells over output cells."""
-    edges_in = np.arange(n_in + 1) / n_in
-    edges_out = np.arange(n_out + 1) / n_out
-    lo = np.maximum(edges_out[:-1, None], edges_in[None, :-1])
-    hi = np.minimum(edges_out[1:, None], edges_in[None, 1:])
-    overlap = np.clip(hi - lo, 0.0, None)
-    return overlap / overlap.sum(axis=1, keepdims=True)
-
-
-def prepare_user_image(arr, name: str = "image", size: int = DIGIT_SIZE) -> tuple[np.ndarray, str]:
-    """Turn a user's image of any size into an MNIST-like ``(size, size)`` digit.
-
-    Steps: :func:`ntkviz.core.digits.validate_image` (``ValueError`` on a bad
-    shape, NaN or inf), average colour channels to grey, rescale to [0, 1]
-    (divide by 255 if the maximum exceeds 1), invert if the border is brighter
-    than 0.5 (a dark digit on white paper becomes MNIST's white on black), pad to
-    a square with the background value 0, and area-average (exact box
-    resampling) to ``size`` x ``size``.
-
-    Returns
-    -------
-    image : ndarray, float64, (size, size), values in [0, 1]
-    note : str
-        One line describing what was done (for the status bar).
-    """
-    img = validate_image(arr, name=name)
-    notes = []
-    if img.ndim == 3:
-        img = img.mean(axis=2)
-        notes.append("grey-scaled")
-    if img.min() < 0:
-        raise ValueError(f"{name} must have non-negative grey values, got minimum {img.min():g}")
-    if img.max() > 1.0:
-        img = img / 255.0 if img.max() <= 255.0 else img / img.max()
-        notes.append("rescaled to [0, 1]")
-    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
-    if border.mean() > 0.5:
-        img = 1.0 - img
-        notes.append("inverted (dark on light)")
-    h, w = img.shape
-    side = max(h, w)
-    if h != w:
-        padded = np.zeros((side, side))
-        top, left = (side - h) // 2, (side - w) // 2
-        padded[top:top + h, left:left + w] = img
-        img = padded
-        notes.append(f"padded to {side}x{side}")
-    if side != size:
-        a = _area_matrix(size, side)
-        img = a @ img @ a.T
-        notes.append(f"resampled from {h}x{w} to {size}x{size}")
-    note = ", ".join(notes) if notes else "used as is"
-    return np.clip(img, 0.0, 1.0), note
+    d = float(np.linalg.norm(y - x))
+    if nx > 0:
+        return d / nx
+    return 0.0 if d == 0 else float("inf")
 
 
 # --------------------------------------------------------------------------- editor
@@ -152,7 +100,9 @@ class DeformResponse:
     identical : bool
         ``L_tau x == x`` exactly; every distance is then exactly 0.
     reference_norms : ImageNorms
-        Norms of ``x`` used (for the caller's cache).
+        Norms of ``x`` used.
+    label : int or None
+        Class of ``x`` (None: unknown, a user image), for the context distances.
     """
 
     original: np.ndarray
@@ -171,6 +121,16 @@ class DeformResponse:
     reference_norms: object = field(repr=False)
     deformation: object = None
     architecture: Architecture | None = None
+    label: int | None = None
+
+    def csv_table(self, view: str = "deformed") -> tuple[list[str], list[list]]:
+        """``(header, rows)`` of an editor view (see :func:`deform_csv_table`); ``context``
+        computes the context distances (cached) first."""
+        context = None
+        if view == "context":
+            context = ContextRequest(self.original, self.label, self.architecture,
+                                     reference_norms=self.reference_norms)()
+        return deform_csv_table(view, self, context)
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,18 +143,23 @@ class DeformRequest:
         The reference digit ``x`` (copied, stored read-only).
     deformation : Deformation
     architecture : Architecture
+    label : int or None
+        Class of ``image`` (None: unknown), passed on to the response.
     reference_norms : ImageNorms or None
-        Cached :func:`ntkviz.core.cntk.image_norms` of ``image`` under
-        ``architecture``; computed if None (and returned in the response).
+        :func:`ntkviz.core.cntk.image_norms` of ``image`` under ``architecture``;
+        looked up (core cache) if None, and returned in the response.
     """
 
     image: np.ndarray
     deformation: Deformation
     architecture: Architecture
+    label: int | None = None
     reference_norms: object = field(default=None, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
+        if self.label is not None:
+            object.__setattr__(self, "label", check_int("label", self.label, 0, 9))
         if not isinstance(self.deformation, core_deform.Deformation):
             raise ValueError(f"deformation must be a Deformation, got {type(self.deformation).__name__}")
         if not isinstance(self.architecture, Architecture):
@@ -226,7 +191,7 @@ class DeformRequest:
             pixel_distance=_pixel_distance(x, deformed),
             ckn_below_resolution=bool(ckn_low), ntk_below_resolution=bool(ntk_low),
             identical=identical, reference_norms=ref, deformation=self.deformation,
-            architecture=arch,
+            architecture=arch, label=self.label,
         )
 
 
@@ -236,50 +201,6 @@ class DeformRequest:
 DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 #: rows of the context table: the deformation itself, then the ContextResult levels
 CONTEXT_CATEGORIES = ("deformation", "nearest_same", "mean_same", "nearest_other", "mean_other")
-
-
-def digit_from_state(digit: dict) -> tuple[np.ndarray, int | None, str]:
-    """``(image, label, description)`` of the editor's session entry ``digit``:
-    ``{"kind": "bundled", "label": L, "index": I}`` or ``{"kind": "user", "name": ...,
-    "pixels": 28x28 list}`` (label None)."""
-    from ntkviz.core.digits import digit_image
-
-    kind = digit.get("kind", "bundled")
-    if kind == "bundled":
-        label = check_int("digit label", digit.get("label", 0), 0, 9)
-        index = check_int("digit index", digit.get("index", 0), 0)
-        return (digit_image(label, index), label,
-                f"MNIST digit: class {label}, #{index} of the bundled subset")
-    if kind == "user" and "pixels" in digit:
-        image, note = prepare_user_image(np.asarray(digit["pixels"], dtype=np.float64), "digit pixels")
-        return image, None, f"your image {digit.get('name', '')} ({note}); class unknown"
-    raise ValueError(f"digit kind must be 'bundled' or 'user' (with pixels), got {kind!r}")
-
-
-def editor_inputs_from_state(state: dict):
-    """``(image, label, deformation, architecture)`` of an editor session ``state``
-    (keys ``digit``, ``deformation``, ``architecture`` or ``preset``; missing ones
-    take the defaults: digit 0 #0, identity, M1)."""
-    from dataclasses import fields
-
-    from ntkviz.core.cntk import PRESETS, architecture_from_dict
-
-    image, label, _ = digit_from_state(state.get("digit", {}))
-    names = {f.name for f in fields(core_deform.Deformation)}
-    given = state.get("deformation", {})
-    unknown = sorted(set(given) - names)
-    if unknown:
-        raise ValueError(f"deformation: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(names))}")
-    deformation = core_deform.Deformation(**given).validated()
-    if "architecture" in state:
-        arch = architecture_from_dict(state["architecture"])
-    else:
-        preset = state.get("preset", "M1")
-        if preset not in PRESETS:
-            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
-        arch = PRESETS[preset]
-    arch.layer_sizes(*image.shape[:2])
-    return image, label, deformation, arch
 
 
 def context_table(response: "DeformResponse | None", context: "ContextResult | None") -> dict:
@@ -301,11 +222,13 @@ def deform_csv_table(view: str, response: "DeformResponse", context: "ContextRes
                      ) -> tuple[list[str], list[list]]:
     """``(header, rows)`` of an editor view: images one row per pixel (``row, col, value``),
     ``displacement`` as ``row, col, tau_down_px, tau_right_px``, ``context`` as
-    ``category, map, relative_distance``."""
+    ``category, map, relative_distance`` (``inf`` from an all-zero digit; rows that do not
+    exist are left out: same-label rows for a digit of unknown class, NTK rows for an
+    architecture without NTK)."""
     check_choice("view", view, DEFORM_VIEWS)
     if view == "context":
         rows = [[cat, m, v] for cat, row in context_table(response, context).items()
-                for m, v in row.items()]
+                for m, v in row.items() if not math.isnan(v)]
         return ["category", "map", "relative_distance"], rows
     h, w = response.original.shape[:2]
     r, c = (a.ravel().tolist() for a in np.mgrid[0:h, 0:w])
@@ -325,7 +248,8 @@ class ContextResult:
 
     For each feature map ``m`` in ("ckn", "ntk", "pixel") the dict
     ``levels[m]`` holds ``nearest_same``, ``mean_same``, ``nearest_other``,
-    ``mean_other`` (NaN when there is no label or the map is unavailable).
+    ``mean_other`` (NaN when there is no label or the map is unavailable; ``inf``
+    from an all-zero digit).
     "mean" is the mean of the distances (as in the paper's Fig. 1), "nearest"
     their minimum. The digit itself (an exact copy) is excluded.
     """
@@ -382,10 +306,10 @@ class ContextRequest:
     reference_norms : ImageNorms or None
         Cached norms of ``image``.
 
-    Calling the request returns a generator of :class:`ContextProgress`
-    (cancellable between yields); the last item carries the result. Results and
-    the reference digits' norms are cached per architecture, so a second call
-    yields the result at once.
+    Calling the request returns the :class:`ContextResult`; :meth:`iterate` yields
+    :class:`ContextProgress` items (cancellable between yields), the last one
+    carrying the result. Results and the reference digits' norms are cached per
+    architecture, so a second call returns at once.
     """
 
     image: np.ndarray
@@ -409,17 +333,14 @@ class ContextRequest:
         with _CACHE_LOCK:
             return _CONTEXT_CACHE.get(self.cache_key)
 
-    def __call__(self) -> Iterator[ContextProgress]:
-        return self._iterate()
+    def __call__(self) -> ContextResult:
+        """Run to the end and return the result."""
+        return _last(self.iterate()).result
 
-    def run(self) -> ContextResult:
-        """Exhaust the generator and return the result."""
-        item = None
-        for item in self():
-            pass
-        return item.result
+    run = __call__
 
-    def _iterate(self) -> Iterator[ContextProgress]:
+    def iterate(self) -> Iterator[ContextProgress]:
+        """Progress items; the last carries the result."""
         hit = self.cached()
         if hit is not None:
             yield ContextProgress(1.0, hit)
@@ -460,8 +381,8 @@ class ContextRequest:
         levels = {}
         for m, d in dist.items():
             def stat(mask, fn):
-                vals = d[mask]
-                return float(fn(vals)) if vals.size and np.all(np.isfinite(vals)) else float("nan")
+                vals = d[mask]  # inf (from a zero digit) is a value; NaN (no NTK) is not
+                return float(fn(vals)) if vals.size and not np.any(np.isnan(vals)) else float("nan")
             levels[m] = {"nearest_same": stat(same, np.min), "mean_same": stat(same, np.mean),
                          "nearest_other": stat(other, np.min), "mean_other": stat(other, np.mean)}
         result = ContextResult(label=self.label, n_same=int(same.sum()), n_other=int(other.sum()),
@@ -474,23 +395,6 @@ class ContextRequest:
 
 
 # --------------------------------------------------------------------------- stability
-
-
-#: default state of the stability view: 5 digits (one each of labels 0-4, as in
-#: spec §7), 6 log-spaced amplitudes 0.01..3 px of a smooth random field, one
-#: seed, M1, 5 reference digits per label for the levels.
-STABILITY_DEFAULTS = {
-    "family": "smooth", "digits": [0, 100, 200, 300, 400], "amplitude_min": 0.01,
-    "amplitude_max": 3.0, "amplitude_count": 6, "seeds": 1, "first_seed": 0,
-    "architecture": "M1", "reference_per_class": 5,
-}
-#: per family: (x-axis label, default minimum, default maximum, largest allowed)
-FAMILY_AMPLITUDES = {
-    "smooth": ("smooth-field amplitude (largest displacement, px)", 0.01, 3.0, 20.0),
-    "translation": ("translation (px)", 0.01, 3.0, 20.0),
-    "rotation": ("rotation (degrees)", 0.1, 30.0, 180.0),
-    "infimnist": ("Infinite-MNIST α", 0.01, 3.0, 20.0),
-}
 
 
 @dataclass(frozen=True)
@@ -512,9 +416,9 @@ class StabilityRequest:
         Reference digits per label for the same-label / any-label levels (the
         first ones of each class in the bundled subset).
 
-    Calling the request returns the generator of
-    :func:`ntkviz.core.stability.stability_sweep` (``SweepProgress`` items,
-    partial results included).
+    Calling the request returns the final ``SweepResult``; :meth:`iterate`
+    yields the ``SweepProgress`` items of
+    :func:`ntkviz.core.stability.stability_sweep` (partial results included).
     """
 
     family: str
@@ -545,53 +449,19 @@ class StabilityRequest:
         if not isinstance(self.architecture, Architecture):
             raise ValueError("architecture must be an Architecture")
 
-    @classmethod
-    def from_state(cls, state: dict) -> "StabilityRequest":
-        """The request of the stability view's session ``state`` (shared by the panel
-        and ``ntkviz export stability``). Keys (all optional): ``family``,
-        ``digits`` (list or comma-separated text of bundled indices),
-        ``amplitude_min``, ``amplitude_max``, ``amplitude_count`` (log-spaced),
-        ``seeds`` (how many), ``first_seed``, ``architecture`` (preset name or
-        :func:`~ntkviz.core.cntk.architecture_to_dict` form), ``reference_per_class``.
-        """
-        from ntkviz.core.cntk import PRESETS, architecture_from_dict
-
-        family = check_choice("family", state.get("family", STABILITY_DEFAULTS["family"]),
-                              FAMILY_AMPLITUDES)
-        _, lo, hi, _ = FAMILY_AMPLITUDES[family]
-        # unset amplitudes: the family's defaults
-        st = {**STABILITY_DEFAULTS, "amplitude_min": lo, "amplitude_max": hi, **state}
-        digits = st["digits"]
-        if isinstance(digits, str):
-            try:
-                digits = [int(t) for t in digits.replace(";", ",").split(",") if t.strip()]
-            except ValueError:
-                raise ValueError(f"digits must be comma-separated integers, got {st['digits']!r}") from None
-        lo = check_float("amplitude_min", st["amplitude_min"], 0.0)
-        hi = check_float("amplitude_max", st["amplitude_max"], 0.0)
-        count = check_int("amplitude_count", st["amplitude_count"], 1, 200)
-        if not 0 < lo <= hi:
-            raise ValueError(f"amplitude_min must be > 0 and <= amplitude_max, got {lo:g} and {hi:g}")
-        n_seeds = check_int("seeds", st["seeds"], 1, 1000)
-        first = check_int("first_seed", st["first_seed"], 0)
-        arch = st["architecture"]
-        if isinstance(arch, str):
-            if arch not in PRESETS:
-                raise ValueError(f"architecture must be one of {', '.join(PRESETS)}; got {arch!r}")
-            arch = PRESETS[arch]
-        elif not isinstance(arch, Architecture):
-            arch = architecture_from_dict(arch)
-        return cls(family=st["family"], digits=tuple(digits),
-                   amplitudes=tuple(float(a) for a in np.geomspace(lo, hi, count)),
-                   seeds=tuple(range(first, first + n_seeds)), architecture=arch,
-                   reference_per_class=st["reference_per_class"])
-
     def images(self) -> tuple[np.ndarray, np.ndarray]:
         images, labels = load_digits()
         idx = np.asarray(self.digits)
         return images[idx].astype(np.float64) / 255.0, labels[idx].astype(int)
 
     def __call__(self):
+        """Run the sweep to the end and return its ``SweepResult``."""
+        return _last(self.iterate()).result
+
+    run = __call__
+
+    def iterate(self):
+        """The sweep's ``SweepProgress`` items (cancellable between them)."""
         from ntkviz.core.stability import stability_sweep
 
         images, labels = self.images()
@@ -600,9 +470,9 @@ class StabilityRequest:
                                np.asarray(self.amplitudes), self.seeds,
                                reference_images=refs, reference_labels=ref_labels)
 
-    def run(self):
-        """Exhaust the sweep and return the final ``SweepResult``."""
-        item = None
-        for item in self():
-            pass
-        return item.result
+
+def _last(items):
+    item = None
+    for item in items:
+        pass
+    return item

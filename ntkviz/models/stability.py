@@ -1,0 +1,151 @@
+"""Parameters of the stability view (Qt-free).
+
+The view sweeps a deformation family over log-spaced amplitudes and plots the
+mean relative feature distance ``‖Φ(L_τ x) − Φ(x)‖ / ‖Φ(x)‖`` of the CKN, the
+convolutional NTK and raw pixels against the amplitude, on log–log axes.
+:class:`StabilityModel` turns the parameters into a
+:class:`ntkviz.jobs.StabilityRequest`; the GUI view, sessions and
+``ntkviz export stability`` fill this one model, so its ranges are the only
+ones. Importing this module loads neither numba, scipy nor Qt.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ntkviz import limits
+from ntkviz.models._base import ParamModel
+from ntkviz.models.kernel_curves import _check_float, _check_int
+
+__all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
+           "sweep_cost"]
+
+#: per family: (x-axis label, default smallest amplitude, default largest amplitude)
+FAMILY_AXES = {
+    "smooth": ("smooth-field amplitude (largest displacement, px)", 0.01, 3.0),
+    "translation": ("translation (px)", 0.01, 3.0),
+    "rotation": ("rotation (degrees)", 0.1, 30.0),
+    "infimnist": ("Infinite-MNIST α", 0.01, 3.0),
+}
+_N_BUNDLED = 10 * limits.BUNDLED_PER_CLASS
+
+
+def family_defaults(family: str) -> dict:
+    """``{"amplitude_min": …, "amplitude_max": …}``: the default range of ``family``."""
+    _, lo, hi = FAMILY_AXES[family]
+    return {"amplitude_min": lo, "amplitude_max": hi}
+
+
+@dataclass(frozen=True)
+class StabilityParams:
+    """Stability-sweep parameters.
+
+    ``digits``: indices into the bundled subset (label = index // 100). Each digit is
+    deformed by a member of ``family`` at ``amplitude_count`` amplitudes log-spaced
+    from ``amplitude_min`` to ``amplitude_max`` (px for smooth and translation,
+    degrees for rotation, α for infimnist), with ``seeds`` random seeds from
+    ``first_seed``. ``architecture`` is a preset (M1–M4; M4's exp layers have no
+    NTK). The horizontal levels are the mean distances from the digits to the first
+    ``reference_per_class`` bundled digits of their own label and of every label
+    (a digit is never compared with itself).
+    """
+
+    family: str = "smooth"
+    digits: tuple[int, ...] = (0, 100, 200, 300, 400)
+    amplitude_min: float = 0.01
+    amplitude_max: float = 3.0
+    amplitude_count: int = 6
+    seeds: int = 1
+    first_seed: int = 0
+    architecture: str = "M1"
+    reference_per_class: int = 5
+
+    def __post_init__(self):
+        if self.family not in limits.FAMILIES:
+            raise ValueError(f"family must be one of {', '.join(limits.FAMILIES)}, "
+                             f"got {self.family!r}")
+        if not isinstance(self.digits, tuple) or not self.digits:
+            raise ValueError(f"digits must be a non-empty list of bundled indices in "
+                             f"[0, {_N_BUNDLED - 1}], got {self.digits!r}")
+        for d in self.digits:
+            _check_int("digits", d, (0, _N_BUNDLED - 1))
+        if len(set(self.digits)) != len(self.digits):
+            raise ValueError("digits must not repeat an index, got "
+                             f"{', '.join(map(str, self.digits))}")
+        lo, hi = limits.AMPLITUDE_RANGE
+        for name in ("amplitude_min", "amplitude_max"):
+            value = getattr(self, name)
+            _check_float(name, value, (lo, hi))
+            if value <= lo:
+                raise ValueError(f"{name} must be in ({lo:g}, {hi:g}] (log axis), got {value!r}")
+        if self.amplitude_min > self.amplitude_max:
+            raise ValueError(f"amplitude_min must be <= amplitude_max, got "
+                             f"{self.amplitude_min:g} > {self.amplitude_max:g}")
+        _check_int("amplitude_count", self.amplitude_count, limits.AMPLITUDE_COUNT_RANGE)
+        if self.amplitude_min == self.amplitude_max and self.amplitude_count > 1:
+            raise ValueError(f"amplitude_count must be 1 when amplitude_min = amplitude_max "
+                             f"= {self.amplitude_min:g}, got {self.amplitude_count}")
+        _check_int("seeds", self.seeds, limits.SWEEP_SEEDS_RANGE)
+        _check_int("first_seed", self.first_seed, (0, limits.SEED_RANGE[1] - limits.SWEEP_SEEDS_RANGE[1]))
+        if self.architecture not in limits.ARCH_PRESETS:
+            raise ValueError(f"architecture must be one of {', '.join(limits.ARCH_PRESETS)}, "
+                             f"got {self.architecture!r}")
+        _check_int("reference_per_class", self.reference_per_class, limits.REFERENCES_RANGE)
+        alone = [d for d in self.digits if d % limits.BUNDLED_PER_CLASS < self.reference_per_class]
+        if len(alone) == len(self.digits) and self.reference_per_class == 1:
+            raise ValueError(
+                f"reference_per_class must be >= 2 for digits {', '.join(map(str, alone))}: with 1 "
+                "each digit is its label's only reference and a digit is not compared with "
+                "itself, so there is no same-label level; got 1")
+
+
+def amplitudes(params: StabilityParams) -> tuple[float, ...]:
+    """The swept amplitudes: ``amplitude_count`` values log-spaced (geometric) from
+    ``amplitude_min`` to ``amplitude_max``, ends exact."""
+    n, lo, hi = params.amplitude_count, params.amplitude_min, params.amplitude_max
+    if n == 1:
+        return (lo,)
+    ratio = math.log(hi / lo)
+    values = [lo * math.exp(ratio * k / (n - 1)) for k in range(n)]
+    values[0], values[-1] = lo, hi
+    return tuple(values)
+
+
+def sweep_cost(params: StabilityParams) -> int:
+    """Kernel evaluations of the sweep (deformed pairs plus reference pairs): a cost
+    measure for deciding whether a sweep may start by itself."""
+    n = len(params.digits)
+    return n * params.seeds * params.amplitude_count + n * 10 * params.reference_per_class
+
+
+class StabilityModel(ParamModel):
+    """Model of the stability view (``ntkviz export stability`` fills the same one)."""
+
+    Params = StabilityParams
+
+    @classmethod
+    def build_request(cls, params: StabilityParams):
+        """The :class:`ntkviz.jobs.StabilityRequest` of ``params`` (``iterate()`` yields
+        partial results; calling it returns the final ``SweepResult``)."""
+        from ntkviz.core.cntk import PRESETS
+        from ntkviz.jobs import StabilityRequest
+
+        return StabilityRequest(family=params.family, digits=params.digits,
+                                amplitudes=amplitudes(params),
+                                seeds=tuple(range(params.first_seed,
+                                                  params.first_seed + params.seeds)),
+                                architecture=PRESETS[params.architecture],
+                                reference_per_class=params.reference_per_class)
+
+    @classmethod
+    def gallery_cases(cls) -> dict[str, dict]:
+        """Session states worth looking at: the default, tiny and huge amplitudes, every
+        family, an architecture without NTK."""
+        return {
+            "default": {},
+            "tiny_amplitudes": {"amplitude_min": 1e-4, "amplitude_max": 1e-2, "amplitude_count": 4},
+            "huge_amplitudes": {"amplitude_min": 1.0, "amplitude_max": 500.0, "amplitude_count": 5},
+            "rotation": {"family": "rotation", **family_defaults("rotation")},
+            "infimnist": {"family": "infimnist", **family_defaults("infimnist")},
+            "m4_no_ntk": {"architecture": "M4", "digits": [0, 100]},
+        }
