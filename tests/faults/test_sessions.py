@@ -1,0 +1,90 @@
+"""13.8: ``ntkviz gui --session FILE`` refuses a bad session with one line (exit 2) before
+any window opens, and opens a good one."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from faultlib import error_line, run_cli
+
+BAD = [
+    ("not an object", "[1, 2]", "not an ntkviz session"),
+    ("current is a list", '{"current": [1]}', "not an ntkviz session"),
+    ("current unknown", '{"app": "ntkviz", "panels": {}, "current": "nope"}', "current"),
+    ("current a list in a session", '{"app": "ntkviz", "panels": {}, "current": [1]}', "current"),
+    ("format true", '{"app": "ntkviz", "session_format": true, "panels": {}}', "session_format"),
+    ("format from the future", '{"app": "ntkviz", "session_format": 99, "panels": {}}', "session_format"),
+    ("unknown panel", '{"app": "ntkviz", "panels": {"nope": {}}}', "nope"),
+    ("panel not an object", '{"app": "ntkviz", "panels": {"kernel": 3}}', "kernel"),
+    ("depth 999", '{"app": "ntkviz", "panels": {"kernel": {"depth": 999}}}', "depth"),
+    ("depth with 400 digits", '{"app": "ntkviz", "panels": {"kernel": {"depth": %s}}}' % ("9" * 400), "depth"),
+    ("unknown kernel", '{"app": "ntkviz", "panels": {"kernel": {"kernels": ["foo"]}}}', "kernels"),
+    ("unknown parameter", '{"app": "ntkviz", "panels": {"spectrum": {"colour": 1}}}', "colour"),
+    ("bias as text", '{"app": "ntkviz", "panels": {"spectrum": {"bias": "0.1"}}}', "bias"),
+    ("preset M9", '{"app": "ntkviz", "panels": {"deform": {"preset": "M9"}}}', "M9"),
+    ("family bogus", '{"app": "ntkviz", "panels": {"stability": {"family": "bogus"}}}', "family"),
+    ("stability seeds 1e6", '{"app": "ntkviz", "panels": {"stability": {"seeds": 1000000}}}', "seeds"),
+    ("training frame 1e9", '{"app": "ntkviz", "panels": {"training": {"frame": 1000000000}}}', "frame"),
+    ("invalid JSON", '{"app": ', "invalid JSON"),
+    ("nested 100000 deep", "[" * 100_000 + "]" * 100_000, "nested"),
+    ("not UTF-8", b"\xff\xfe\x00garbage", "session"),
+]
+
+
+@pytest.fixture()
+def no_window(monkeypatch):
+    """Stand-in for the app: a session that passes the check would open a window."""
+    import ntkviz.gui.app
+
+    opened = []
+    monkeypatch.setattr(ntkviz.gui.app, "main", lambda **kwargs: opened.append(kwargs) or 0)
+    return opened
+
+
+@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
+def test_bad_session_refused(case, tmp_path, capsys, no_window):
+    name, content, needle = case
+    path = tmp_path / "s.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    shot = tmp_path / "shot.png"
+    code, _, err = run_cli(["gui", "--session", path, "--screenshot", shot], capsys)
+    assert code == 2, err[-300:]
+    line = error_line(err)
+    assert needle in line and "s.json" in line, line
+    assert not shot.exists() and no_window == []
+
+
+@pytest.mark.parametrize("what", ["missing", "folder"])
+def test_session_file_missing_or_folder(what, tmp_path, capsys, no_window):
+    path = tmp_path / "s.json"
+    if what == "folder":
+        path.mkdir()
+    code, _, err = run_cli(["gui", "--session", path], capsys)
+    assert code == 2
+    assert ("no such file" if what == "missing" else "folder") in error_line(err)
+
+
+def test_good_session_opens(tmp_path):
+    """A session written from the parameter models' defaults opens; the screenshot is saved."""
+    from ntkviz.gui.panels import keys, model_class
+
+    panels = {}
+    for key in ("kernel", "spectrum"):
+        assert key in keys()
+        panels[key] = model_class(key)().to_session()
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"app": "ntkviz", "session_format": 1, "panels": panels,
+                                "current": "kernel"}))
+    shot = tmp_path / "shot.png"
+    proc = subprocess.run([sys.executable, "-m", "ntkviz", "gui", "--session", str(path), "--screenshot",
+                           str(shot)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert shot.stat().st_size > 1000
