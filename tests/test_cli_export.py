@@ -1,4 +1,5 @@
-"""``ntkviz export {kernel,spectrum}``: CSV from the request, PNG/SVG from the panel."""
+"""``ntkviz export {kernel,spectrum}``: the options fill the panels' models; CSV from the
+model's request, PNG/SVG drawn by the panel from the same values."""
 from __future__ import annotations
 
 import csv
@@ -9,13 +10,14 @@ from xml.etree import ElementTree
 
 import pytest
 
-from ntkviz.jobs import KernelCurveRequest, SpectrumRequest
+from ntkviz.models.kernel_curves import KernelCurvesModel
+from ntkviz.models.spectrum import SpectrumModel
 
 
 def ntkviz(*args, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     return subprocess.run([sys.executable, "-m", "ntkviz", *args], env=env, capture_output=True,
-                          text=True, timeout=180, cwd=tmp_path)
+                          text=True, timeout=300, cwd=tmp_path)
 
 
 def read_csv(path):
@@ -23,37 +25,67 @@ def read_csv(path):
         return list(csv.reader(fh))
 
 
-def test_kernel_csv_matches_request_and_imports_no_qt(tmp_path):
+def expected_table(model_cls, state, view):
+    return model_cls.build_request(model_cls.parse(state))().csv_table(view)
+
+
+def test_kernel_csv_matches_model_request_and_imports_no_qt(tmp_path):
     out = tmp_path / "k.csv"
     code = ("import sys; from ntkviz.cli import main\n"
             f"rc = main(['export', 'kernel', '--kernels', 'ntk,nngp', '--depth', '3', '--depths',"
-            f" '5', '--points', '21', '--derivative', '--out', {str(out)!r}])\n"
+            f" '5', '--points', '21', '--derivative', '--bias', '0.12345', '--out', {str(out)!r}])\n"
             "assert rc == 0, rc\n"
             "assert not [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]\n")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=180)
     rows = read_csv(out)
-    state = {"kernels": ["ntk", "nngp"], "depth": 3, "extra_depths": "5", "n_points": 21,
-             "derivative": True}
-    header, expected = KernelCurveRequest.from_state(state)().csv_table("curves")
-    assert rows[0] == header
+    header, expected = expected_table(KernelCurvesModel, {
+        "kernels": ["ntk", "nngp"], "depth": 3, "extra_depths": [5], "n_points": 21,
+        "derivative": True, "bias": 0.12345}, "curves")
+    assert rows[0] == header and "NTK L=5 (relu) β=0.12345" in header
     assert len(rows) == 22
-    got = [[float(v) for v in r] for r in rows[1:]]
-    assert got == expected
+    assert [[float(v) for v in r] for r in rows[1:]] == expected
 
 
-def test_spectrum_csv_matches_request(tmp_path):
+def test_spectrum_csv_matches_model_request(tmp_path):
     proc = ntkviz("export", "spectrum", "--kernels", "ntk", "--dim", "5", "--kmax", "30",
                   "--weighted", "--out", "s.csv", tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stderr
     rows = read_csv(tmp_path / "s.csv")
-    header, expected = SpectrumRequest.from_state(
-        {"kernels": ["ntk"], "dim": 5, "kmax": 30, "weighted": True})().csv_table("spectrum")
+    header, expected = expected_table(
+        SpectrumModel, {"kernels": ["ntk"], "dim": 5, "kmax": 30, "weighted": True}, "spectrum")
     assert rows[0] == header and len(rows) == 32
-    assert [float(r[6]) for r in rows[1:]] == [e[6] for e in expected]
-    assert [r[7] for r in rows[1:]] == [e[7] for e in expected]
+    col = header.index("y_plotted")
+    assert [float(r[col]) for r in rows[1:]] == [e[col] for e in expected]
+    assert [r[header.index("status")] for r in rows[1:]] == [e[header.index("status")]
+                                                             for e in expected]
 
 
-def test_kernel_png_and_svg_match_gui_rendering(tmp_path):
+def test_net_width_1_is_the_same_request_for_csv_and_png(tmp_path):
+    from PySide6 import QtGui
+
+    for name in ("w.csv", "w.png"):
+        proc = ntkviz("export", "kernel", "--kernels", "ntk", "--net-width", "1", "--samples", "2",
+                      "--out", name, tmp_path=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    header = read_csv(tmp_path / "w.csv")[0]
+    assert "empirical NTK m=1 mean" in header
+    assert QtGui.QImage(str(tmp_path / "w.png")).width() > 100
+
+
+def test_figures_draw_the_exact_parameters_and_no_scale_factor(tmp_path):
+    proc = ntkviz("export", "kernel", "--bias", "0.12345", "--depths", "3", "--out", "k.svg",
+                  tmp_path=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    text = (tmp_path / "k.svg").read_text()
+    assert "β=0.12345" in text and "β=0.123 " not in text
+    proc = ntkviz("export", "spectrum", "--kernels", "ntk,arccos1", "--dim", "20",
+                  "--out", "s.svg", tmp_path=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    text = (tmp_path / "s.svg").read_text()
+    assert "x1e" not in text
+
+
+def test_kernel_png_and_spectrum_svg(tmp_path):
     from PySide6 import QtGui
 
     proc = ntkviz("export", "kernel", "--view", "near_one", "--out", "k.png", "--width", "700",
@@ -69,12 +101,26 @@ def test_kernel_png_and_svg_match_gui_rendering(tmp_path):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["export", "kernel", "--depth", "99", "--out", "x.csv"], "depth must be in [2, 50]"),
-    (["export", "kernel", "--out", "x.txt"], "--out must end in one of"),
-    (["export", "spectrum", "--dim", "1", "--out", "x.csv"], "dim must be in [2, 1000]"),
+    (["export", "kernel", "--depth", "99", "--out", "x.csv"], "--depth: depth must be in [2, 50]"),
+    (["export", "kernel", "--out", "x.txt"], "--out must end in"),
+    (["export", "spectrum", "--dim", "1", "--out", "x.csv"], "--dim: dim must be in [2, 1000]"),
+    (["export", "spectrum", "--kmax", "0", "--out", "x.csv"], "--kmax: kmax must be in [1, 2000]"),
+    (["export", "spectrum", "--bias", "2.5e2", "--out", "x.csv"], "--bias: bias must be in [0, 100]"),
     (["export", "kernel", "--kernels", "rbf", "--out", "x.csv"], "kernels must be among"),
+    (["export", "kernel", "--kernels", "ntk,ntk", "--out", "x.csv"], "must not repeat a name"),
+    (["export", "kernel", "--kernels", "ntk,,nngp", "--out", "x.csv"], "single commas"),
+    (["export", "kernel", "--depths", ",", "--out", "x.csv"], "--depths must be integers"),
+    (["export", "kernel", "--net-width", "0", "--out", "x.csv"],
+     "--net-width: width must be in [1, 65536], got 0"),
+    (["export", "kernel", "--net-width", "0", "--out", "x.png"],
+     "--net-width: width must be in [1, 65536], got 0"),
+    (["export", "kernel", "--kernels", "arccos0", "--activation", "tanh", "--out", "x.csv"],
+     "--activation applies to ntk and nngp only"),
+    (["export", "kernel", "--samples", "3", "--out", "x.csv"], "--samples applies to the "
+                                                               "finite-width overlay only"),
 ])
 def test_bad_arguments_one_line_exit_2(tmp_path, args, match):
     proc = ntkviz(*args, tmp_path=tmp_path)
-    assert proc.returncode == 2
+    assert proc.returncode == 2, proc.stderr
     assert match in proc.stderr and proc.stderr.count("\n") == 1
+    assert not list(tmp_path.iterdir())  # nothing written

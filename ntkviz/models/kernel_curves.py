@@ -19,20 +19,26 @@ __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_cho
            "choice_specs", "parse_int_list", "parse_name_list"]
 
 
+def _shown(value) -> str:
+    """``repr(value)``, cut to 24 characters (a 400-digit number stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "…"
+
+
 def _check_int(name: str, value, bounds: tuple) -> None:
     lo, hi = bounds
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
     if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {value}")
+        raise ValueError(f"{name} must be in [{lo}, {hi}], got {_shown(value)}")
 
 
 def _check_float(name: str, value, bounds: tuple) -> None:
     lo, hi = bounds
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {value!r}")
+        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {_shown(value)}")
     if not (math.isfinite(value) and lo <= value <= hi):
-        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {value!r}")
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {_shown(value)}")
 
 
 def _check_bool(name: str, value) -> None:

@@ -1,19 +1,22 @@
-"""Kernel-curve and spectrum panels: controls -> computed -> plotted arrays equal the core."""
+"""Kernel-curve and spectrum panels: model -> computed -> plotted arrays equal the core;
+widgets write through the model; figures readable (no scale factor, legends off the data)."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from PySide6 import QtCore, QtGui
 
 from ntkviz.core import KernelSpec, evaluate_kernel, mercer_spectrum
+from ntkviz.gui.panels._curve_plots import power_label, sci
 from ntkviz.gui.panels.kernel_curves import QtKernelCurvesPanel
-from ntkviz.gui.panels.spectrum import QtSpectrumPanel
+from ntkviz.gui.panels.spectrum import QtSpectrumPanel, cell_text
 
 
-def make(qtbot, cls, dispatcher):
+def make(qtbot, cls, dispatcher, size=(1100, 700)):
     panel = cls(dispatcher)
     qtbot.addWidget(panel)
-    panel.resize(1100, 700)
+    panel.resize(*size)
     panel.show()
     with qtbot.waitSignal(panel.computed, timeout=60000):
         panel.start()
@@ -22,6 +25,22 @@ def make(qtbot, cls, dispatcher):
 
 def curves(plot_widget) -> dict:
     return {item.name(): item for item in plot_widget.getPlotItem().listDataItems() if item.name()}
+
+
+def set_params(qtbot, panel, **changes):
+    with qtbot.waitSignal(panel.computed, timeout=120000):
+        panel.model.update(**changes)
+
+
+def tick_texts(axis) -> list[tuple[QtCore.QRectF, str]]:
+    """The labelled ticks an axis draws now: (scene rectangle, text)."""
+    image = QtGui.QImage(10, 10, QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        _, _, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [(axis.mapRectToScene(rect), text) for rect, _, text in texts if text]
 
 
 @pytest.fixture
@@ -35,12 +54,13 @@ def spectrum_panel(qtbot, dispatcher):
 
 
 # ---------------------------------------------------------------- kernel curves
-def test_depth_slider_updates_plot_to_core_values(qtbot, kernel_panel):
+def test_depth_slider_writes_the_model_and_plot_shows_core_values(qtbot, kernel_panel):
     with qtbot.waitSignal(kernel_panel.computed, timeout=30000):
         kernel_panel.kernels.depth.slider.setValue(3)  # position 3 -> L = 5
+    assert kernel_panel.model.params.depth == 5
     spec = KernelSpec(name="ntk", depth=5)
     item = curves(kernel_panel.plot)[spec.label]
-    u = np.linspace(-1, 1, kernel_panel.points.value())
+    u = np.linspace(-1, 1, kernel_panel.model.params.n_points)
     np.testing.assert_array_equal(item.xData, u)
     np.testing.assert_array_equal(item.yData, evaluate_kernel(spec, u)[0])
     assert item.yData[-1] == pytest.approx(5.0)  # NTK_L(1) = L
@@ -61,6 +81,37 @@ def test_burst_of_50_changes_ends_with_last_value(qtbot, kernel_panel):
     assert kernel_panel.response.request.specs[-1].depth == last
 
 
+def test_model_values_outside_the_sliders_are_drawn_and_shown_exactly(qtbot, kernel_panel):
+    set_params(qtbot, kernel_panel, bias=0.12345, n_points=20001)
+    spec = KernelSpec(name="ntk", depth=2, bias=0.12345)
+    assert kernel_panel.response.request.specs[-1] == spec
+    item = curves(kernel_panel.plot)[spec.label]
+    assert "β=0.12345" in spec.label and len(item.xData) == 20001
+    np.testing.assert_array_equal(item.yData, evaluate_kernel(spec, item.xData)[0])
+    assert kernel_panel.kernels.bias.spin.value() == pytest.approx(0.12345, abs=0)
+    set_params(qtbot, kernel_panel, bias=40.0)
+    assert kernel_panel.kernels.bias.spin.value() == 40.0  # beyond the slider: in the box
+    set_params(qtbot, kernel_panel, overlay=True, width=1)
+    assert kernel_panel.width_m.value() == 1 and kernel_panel.response.empirical.width == 1
+
+
+def test_refused_edit_reports_and_resyncs_the_widget(qtbot, kernel_panel):
+    messages = []
+    kernel_panel.status.connect(messages.append)
+    kernel_panel.kernels.extra.setText("99")
+    kernel_panel.kernels.extra.editingFinished.emit()
+    assert messages and "extra_depths must be in [2, 50], got 99" in messages[-1]
+    assert kernel_panel.model.params.extra_depths == ()
+    assert kernel_panel.kernels.extra.text() == ""  # shows the model again
+    kernel_panel.kernels.extra.setText("3,,")
+    kernel_panel.kernels.extra.editingFinished.emit()
+    assert "extra depths must be integers separated by commas" in messages[-1]
+    kernel_panel.kernels.extra.setText("3")
+    with qtbot.waitSignal(kernel_panel.computed, timeout=30000):
+        kernel_panel.kernels.extra.editingFinished.emit()
+    assert kernel_panel.model.params.extra_depths == (3,) and not kernel_panel.last_error
+
+
 def test_derivative_and_near_one_views(qtbot, kernel_panel):
     with qtbot.waitSignal(kernel_panel.computed, timeout=30000):
         kernel_panel.derivative.setChecked(True)
@@ -75,6 +126,15 @@ def test_derivative_and_near_one_views(qtbot, kernel_panel):
     assert any("Hölder" in name for name in near) and any("Lipschitz" in name for name in near)
 
 
+def test_near_one_toggle_redraws_without_computing(qtbot, kernel_panel):
+    before = kernel_panel.dispatcher.latest_id("kernel")
+    kernel_panel.near_one.setChecked(False)
+    assert not kernel_panel.model.params.near_one and not kernel_panel.plot_near.isVisible()
+    kernel_panel.near_one.setChecked(True)
+    assert kernel_panel.plot_near.isVisible()
+    assert kernel_panel.dispatcher.latest_id("kernel") == before
+
+
 def test_finite_width_overlay(qtbot, kernel_panel):
     with qtbot.waitSignal(kernel_panel.computed, timeout=60000):
         kernel_panel.overlay.setChecked(True)
@@ -82,18 +142,6 @@ def test_finite_width_overlay(qtbot, kernel_panel):
     item = next(v for k, v in curves(kernel_panel.plot).items() if k.startswith("empirical"))
     np.testing.assert_array_equal(item.yData, e.mean)
     assert any(isinstance(i, pg.ErrorBarItem) for i in kernel_panel.plot.getPlotItem().items)
-
-
-def test_invalid_parameter_reaches_status_and_panel_recovers(qtbot, kernel_panel):
-    messages = []
-    kernel_panel.status.connect(messages.append)
-    kernel_panel.kernels.extra.setText("99")
-    kernel_panel.kernels.extra.editingFinished.emit()
-    assert messages and "extra depths must be in [2, 50]" in messages[-1]
-    kernel_panel.kernels.extra.setText("3")
-    with qtbot.waitSignal(kernel_panel.computed, timeout=30000):
-        kernel_panel.kernels.extra.editingFinished.emit()
-    assert not kernel_panel.last_error
 
 
 def test_job_error_reaches_status_and_panel_keeps_working(qtbot, kernel_panel, monkeypatch):
@@ -113,18 +161,41 @@ def test_job_error_reaches_status_and_panel_keeps_working(qtbot, kernel_panel, m
     assert kernel_panel.last_error == ""
 
 
-def test_kernel_state_round_trip(qtbot, kernel_panel, dispatcher):
+def test_kernel_state_round_trip_sets_the_widgets(qtbot, kernel_panel):
     state = {"kernels": ["arccos0", "nngp"], "activation": "tanh", "depth": 4,
-             "extra_depths": "6", "bias": 0.25, "normalize": True, "derivative": False,
+             "extra_depths": [6], "bias": 0.25, "normalize": True, "derivative": False,
              "near_one": False, "n_points": 301, "overlay": True, "width": 500, "seed": 3,
              "n_samples": 2}
     with qtbot.waitSignal(kernel_panel.computed, timeout=60000):
         kernel_panel.set_state(state)
     assert kernel_panel.state() == state
+    k = kernel_panel.kernels
+    assert [n for n, cb in k.checks.items() if cb.isChecked()] == ["arccos0", "nngp"]
+    assert (k.activation.currentText(), k.depth.value(), k.extra.text()) == ("tanh", 4, "6")
+    assert k.normalize.currentIndex() == 1 and kernel_panel.points.value() == 301
+    assert kernel_panel.overlay.isChecked() and int(kernel_panel.seed.value()) == 3
     assert not kernel_panel.plot_near.isVisible()
-    with pytest.raises(ValueError, match="depth L must be in"):
+    with pytest.raises(ValueError, match="depth must be in"):
         kernel_panel.set_state({"depth": 80})
+    assert kernel_panel.state() == state
     assert "<h3>" in kernel_panel.help_html() and "κ0" in kernel_panel.help_html()
+
+
+def test_near_one_view_readable_at_small_size(qtbot, dispatcher):
+    panel = make(qtbot, QtKernelCurvesPanel, dispatcher)
+    plot = panel.plot_near
+    plot.setParent(None)
+    plot.resize(640, 400)
+    plot.show()
+    qtbot.waitUntil(lambda: plot.width() == 640)
+    item = plot.getPlotItem()
+    title = item.titleLabel.sceneBoundingRect()
+    for name in ("left", "bottom"):
+        ticks = tick_texts(item.getAxis(name))
+        assert len(ticks) >= 3, ticks
+        assert all(text.startswith("10") for _, text in ticks)  # one style: 10ⁿ
+        assert not any(rect.intersects(title) for rect, _ in ticks)
+    assert not item.legend.sceneBoundingRect().intersects(item.getViewBox().sceneBoundingRect())
 
 
 # --------------------------------------------------------------------- spectrum
@@ -133,16 +204,16 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     with qtbot.waitSignal(panel.computed, timeout=30000):
         panel.dim.setValue(5)
     spec = KernelSpec(name="ntk", depth=2)
-    sp = mercer_spectrum(spec, 5, panel.kmax.value())
+    sp = mercer_spectrum(spec, 5, panel.model.params.kmax)
     item = curves(panel.plot)[spec.label]
     shown = ~sp.exact_zero & (sp.k >= 1)
     np.testing.assert_array_equal(item.xData, sp.k[shown])
-    np.testing.assert_array_equal(item.yData, sp.mu[shown])
+    np.testing.assert_allclose(10.0 ** item.yData, sp.mu[shown], rtol=1e-13)  # log10 drawn
     zeros = curves(panel.plot)[f"{spec.label}: exact zeros μ_k = 0 (on axis)"]
     np.testing.assert_array_equal(zeros.xData, sp.k[sp.exact_zero & (sp.k >= 1)])
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown
-    assert panel.table_model.rowCount() == 2 * (panel.kmax.value() + 1)
+    assert panel.table_model.rowCount() == 2 * (panel.model.params.kmax + 1)
     assert panel.table_model.rows == panel.response.csv_table("spectrum")[1]
 
 
@@ -152,10 +223,22 @@ def test_weighting_and_slope_views(qtbot, spectrum_panel):
         panel.weighted.setChecked(True)
     s = panel.response.series[0]
     item = curves(panel.plot)[s.label]
-    np.testing.assert_array_equal(item.yData, s.y[s.shown & (s.k >= 1)])
+    np.testing.assert_allclose(10.0 ** item.yData, s.y[s.shown & (s.k >= 1)], rtol=1e-13)
     slope = curves(panel.plot_slope)[s.label]
     np.testing.assert_array_equal(slope.yData, s.slope)
     assert any(name.startswith("guide") for name in curves(panel.plot))
+
+
+def test_guides_and_slope_toggle_without_computing(qtbot, spectrum_panel):
+    panel = spectrum_panel
+    before = panel.dispatcher.latest_id("spectrum")
+    panel.guides.setChecked(False)
+    assert not any(n.startswith("guide") for n in curves(panel.plot))
+    panel.slope.setChecked(False)
+    assert not panel.plot_slope.isVisible()
+    panel.guides.setChecked(True)
+    assert any(n.startswith("guide") for n in curves(panel.plot))
+    assert panel.dispatcher.latest_id("spectrum") == before
 
 
 def test_burst_on_dimension_ends_with_last(qtbot, spectrum_panel):
@@ -168,10 +251,80 @@ def test_burst_on_dimension_ends_with_last(qtbot, spectrum_panel):
 
 
 def test_spectrum_state_round_trip(qtbot, spectrum_panel):
-    state = {"kernels": ["arccos0"], "activation": "relu", "depth": 2, "extra_depths": "",
+    state = {"kernels": ["arccos0"], "activation": "relu", "depth": 2, "extra_depths": [],
              "bias": 0.0, "normalize": False, "dim": 10, "kmax": 40, "weighted": True,
              "guides": False, "slope": False}
     with qtbot.waitSignal(spectrum_panel.computed, timeout=30000):
         spectrum_panel.set_state(state)
     assert spectrum_panel.state() == state
+    assert spectrum_panel.dim.value() == 10 and spectrum_panel.kmax.value() == 40
     assert not any(n.startswith("guide") for n in curves(spectrum_panel.plot))
+
+
+def test_high_dimension_axes_have_no_scale_factor_and_legend_off_data(qtbot, spectrum_panel):
+    panel = spectrum_panel
+    set_params(qtbot, panel, dim=39, kmax=1807)
+    for plot in (panel.plot, panel.plot_slope):
+        item = plot.getPlotItem()
+        for name in ("left", "bottom"):
+            axis = item.getAxis(name)
+            assert "x1e" not in axis.labelString() and "(x" not in axis.labelString()
+        vb = item.getViewBox().sceneBoundingRect()
+        assert not item.legend.sceneBoundingRect().intersects(vb)
+    ticks = [t for _, t in tick_texts(panel.plot.getPlotItem().getAxis("left"))]
+    assert len(ticks) >= 3 and all(t.startswith("10") for t in ticks)
+    # the y range is the data's (plus padding), not stretched by the guide lines
+    highest = max(np.log10(s.mu[1:][s.mu[1:] > 0]).max() for s in panel.response.series)
+    bottom, top = panel.plot.getPlotItem().getViewBox().viewRange()[1]
+    assert top - highest < 0.1 * (top - bottom)
+    # the exponents of the guides on the slope view (-39, -41) do not overlap
+    lines = [i for i in panel.plot_slope.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
+    assert len(lines) == 2
+    a, b = (line.label.sceneBoundingRect() for line in lines)
+    assert not a.intersects(b)
+
+
+def test_svg_export_has_no_scale_factor(qtbot, spectrum_panel, tmp_path):
+    from ntkviz.gui.export import export_plot
+
+    set_params(qtbot, spectrum_panel, kernels=("ntk", "arccos1"), dim=20)
+    for view, item in spectrum_panel.plot_items().items():
+        export_plot(item, tmp_path / f"{view}.svg")
+        text = (tmp_path / f"{view}.svg").read_text()
+        assert "x1e" not in text and "x0.001" not in text
+
+
+def test_values_table_is_scientific_full_precision_right_aligned(qtbot, spectrum_panel):
+    panel = spectrum_panel
+    set_params(qtbot, panel, dim=20, kmax=10)
+    panel.right.setCurrentWidget(panel.table)
+    model = panel.table_model
+    header = model.header
+    col_mu, col_n = header.index("mu_k"), header.index("N(p,k)")
+    for row in range(model.rowCount()):
+        mu = model.rows[row][col_mu]
+        text = model.data(model.index(row, col_mu))
+        assert float(text) == mu  # every digit kept
+        if mu != 0:
+            assert "e" in text
+        align = model.data(model.index(row, col_mu), QtCore.Qt.ItemDataRole.TextAlignmentRole)
+        assert align & int(QtCore.Qt.AlignmentFlag.AlignRight.value)
+    n_text = model.data(model.index(5, col_n))
+    assert "e+" in n_text and float(n_text) == model.rows[5][col_n]
+    assert cell_text(1.1423490692e-07) == "1.1423490692e-07"
+    assert cell_text(2.777326712e10) == "2.777326712e+10"
+
+
+# ------------------------------------------------------------------ plot helpers
+@pytest.mark.parametrize("exponent, text", [
+    (0.0, "10⁰"), (1.0, "10¹"), (-5.0, "10⁻⁵"), (-400.0, "10⁻⁴⁰⁰"), (2.0, "10²"),
+    (np.log10(2.0) - 3, "2·10⁻³"), (np.log10(5.0) + 12, "5·10¹²"), (-1e-12, "10⁰"),
+])
+def test_power_labels(exponent, text):
+    assert power_label(exponent) == text
+
+
+def test_sci_from_log10_beyond_float64():
+    assert sci(log10=-400.0 + np.log10(3.66463469)) == "3.664634690e-400"
+    assert sci(1.142349069e-07) == "1.142349069e-07"
+    assert sci(0.0) == "0"
