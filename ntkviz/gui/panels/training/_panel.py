@@ -282,7 +282,7 @@ class QtTrainingPanel(QtPanel):
                 lay.addItem(plot, row=r, col=c)
         lay.addItem(self.legend, row=0, col=3, rowspan=rows)
         lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
-        for c, stretch in enumerate((10, 12, 13, 1)):
+        for c, stretch in enumerate((10, 10, 13, 1)):
             lay.layout.setColumnStretchFactor(c, stretch)
         self._rows_shown = rows
 

@@ -31,8 +31,24 @@ METRIC_COLOURS = dict(zip(METRIC_LABELS, (
     "#a0522d", "#D55E00", "#f08a4b", "#000000", "#E69F00")))
 
 
+class _TimeAxis(DecadeLogAxis):
+    """A log axis labelling every decade when there is room for it (:attr:`min_decade_px`
+    per decade): a run's time axis spans 3–6 decades, and pyqtgraph's every-other-decade
+    labels left only two on a narrow plot."""
+
+    min_decade_px = 38.0
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
+        levels = super().tickSpacing(minVal, maxVal, size)
+        span = abs(maxVal - minVal)
+        if (self.logMode and levels and levels[0][0] > 1 and span > 0
+                and size / span >= self.min_decade_px):
+            return [(1.0, 0.0)] + [level for level in levels if level[0] < 1]
+        return levels
+
+
 def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.PlotItem:
-    axes = {"bottom": DecadeLogAxis("bottom"), "left": DecadeLogAxis("left")} if log else {}
+    axes = {"bottom": _TimeAxis("bottom"), "left": DecadeLogAxis("left")} if log else {}
     item = pg.PlotItem(axisItems=axes)
     item.setTitle(title, size="10pt")
     item.setLabel("bottom", xlabel)
@@ -40,7 +56,11 @@ def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.Plo
     item.showGrid(x=True, y=True, alpha=0.15)
     item.setLogMode(x=log, y=log)
     for name in ("bottom", "left"):
-        item.getAxis(name).enableAutoSIPrefix(False)
+        axis = item.getAxis(name)
+        axis.enableAutoSIPrefix(False)  # never a "(x0.001)" scale factor: ticks are true values
+        # the grid lines are the axes' (opaque) drawing: under the curves, or the dense minor
+        # lines of a log axis cut every curve into dots and dashes on screen
+        axis.setZValue(-1)
     # axes, labels and title are static while a run plays: paint them from a cache
     _static(item.titleLabel, item.getAxis("bottom"), item.getAxis("left"))
     return item
@@ -136,7 +156,9 @@ class RunView:
         self.neurons.showGrid(x=False, y=False)  # the unit circle and teacher rays guide the eye
         self.predictor = _log_plot("predictor on the circle", "angle θ, x = (cos θ, sin θ)",
                                    "output")
-        self.metrics = _log_plot("metrics", "time t = step size × step", "", log=True)
+        self.metrics = _log_plot("metrics", "time t", "", log=True)
+        # room for a label per decade of time (3–6 decades) beside the neurons and predictors
+        self.metrics.setMinimumWidth(230)
         self.predictor.getAxis("bottom").setTicks(
             [[(k * np.pi / 2, lab) for k, lab in enumerate(("0", "π/2", "π", "3π/2", "2π"))]])
         circle = np.linspace(0, 2 * np.pi, 200)
@@ -200,10 +222,12 @@ class RunView:
         self.result = result
         cfg, setup = result.setup.config, result.setup
         if fresh:
-            projected = "" if cfg.dim == 2 else ", (e₁, e₂) coordinates"
-            self.neurons.setTitle(f"α = {cfg.alpha:.4g} (τ = {cfg.tau:.3g}): neurons "
-                                  f"p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub>{projected}",
+            # short: a long title is the plot's minimum width (the formula is in the legend)
+            self.neurons.setTitle(f"α = {cfg.alpha:.4g} (τ = {cfg.tau:.3g}): neurons",
                                   size="10pt")
+            for axis, sub in (("bottom", "₁"), ("left", "₂")):  # d > 2: (e₁, e₂) coordinates
+                self.neurons.setLabel(axis, f"p{sub}" if cfg.dim == 2
+                                      else f"p{sub} (e{sub} coordinate)")
             tp = setup.teacher_positions
             for s in (1, -1):
                 sel = np.sign(setup.teacher_a) == s
@@ -298,6 +322,9 @@ def make_legend() -> pg.LegendItem:
     on a white background with a frame, at its natural height."""
     legend = pg.LegendItem(labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 235),
                            pen=pg.mkPen("#bbbbbb"))
+    # a cell of the figure's layout, not an overlay: it scales with the rest in an export
+    # (pyqtgraph's legends ignore the painter's scale, so a 2400-px PNG had 8-px legend text)
+    legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
     # natural height, top of its column (a stretched legend spreads its rows apart)
     legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
                          QtWidgets.QSizePolicy.Policy.Fixed)
@@ -311,7 +338,7 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics) -> None:
     def header(text):
         legend.addItem(pg.PlotDataItem(pen=None), f"<b>{text}</b>")
 
-    header("neurons")
+    header("neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub>")
     for item in (*view.dots.values(), *view.teacher.values()):
         legend.addItem(item, item.name())
     header("predictor")
@@ -323,4 +350,9 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics) -> None:
         if curve is None:
             curve = pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8))
         legend.addItem(curve, METRIC_LABELS[key])
+    # its column is exactly as wide as its rows: a narrower column would let it spill over
+    # the metric plot on screen and past the figure's edge in an export
+    width = legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width()
+    legend.setMinimumWidth(width)
+    legend.setMaximumWidth(width)
     _static(legend)  # with its new samples and labels
