@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from PySide6 import QtGui
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -154,3 +155,107 @@ def test_playback_drops_frames_rather_than_falling_behind(qtbot, panel):
     player.ready = True
     player.tick()
     assert panel.current_index() >= 12  # jumps to the wall-clock frame, skipping the others
+
+
+def _screen_pixels(panel, item):
+    """RGB array of what the canvas shows (the window's own paint path, not an export) inside
+    ``item``'s view box, and nothing else."""
+    from PySide6 import QtCore
+
+    panel.canvas.viewport().repaint()
+    image = panel.canvas.viewport().grab().toImage().convertToFormat(
+        QtGui.QImage.Format.Format_RGB888)
+    rect = panel.canvas.mapFromScene(item.getViewBox().sceneBoundingRect()).boundingRect()
+    rect = rect.intersected(QtCore.QRect(0, 0, image.width(), image.height()))
+    ratio = image.devicePixelRatio()
+    data = np.frombuffer(bytes(image.constBits()), np.uint8).reshape(
+        image.height(), image.bytesPerLine())[:, : 3 * image.width()].reshape(
+        image.height(), image.width(), 3)
+    return data[int(rect.top() * ratio): int(rect.bottom() * ratio),
+                int(rect.left() * ratio): int(rect.right() * ratio)].astype(int)
+
+
+def test_metric_curves_are_solid_on_screen(qtbot, panel):
+    """Regression: the log axes' opaque grid lines were painted over the curves, cutting
+    them into dots and dashes on screen (exports looked right)."""
+    from ntkviz.gui.panels.training._plots import METRIC_COLOURS
+
+    computed(qtbot, panel, {**SMALL, "compare": False, "metrics": ["train_loss"]})
+    qtbot.wait(50)
+    metrics = panel.views[0].metrics
+    pixels = _screen_pixels(panel, metrics)
+    colour = np.array([int(METRIC_COLOURS["train_loss"][i:i + 2], 16) for i in (1, 3, 5)])
+    hit = (np.abs(pixels - colour).max(axis=-1) <= 40).any(axis=0)  # per pixel column
+    columns = np.flatnonzero(hit)
+    assert len(columns) > 50
+    span = hit[columns[0] + 2: columns[-1] - 1]  # the curve's horizontal extent
+    assert span.mean() > 0.97, f"curve missing in {np.sum(~span)} of {span.size} pixel columns"
+
+
+def test_zero_metrics_are_masked_not_drawn_on_log_axes(qtbot, panel):
+    data = computed(qtbot, panel, {**SMALL, "compare": False, "alpha": 1000.0,
+                                   "metrics": ["flip_share", "train_loss"]})
+    flips = np.array([f.metrics["flip_share"] for f in data.runs[0].frames if f.time > 0])
+    assert (flips == 0).any()  # the lazy run has frames without any ReLU flip
+    curve = panel.views[0].metric_curves["flip_share"]
+    assert curve.opts["connect"] == "finite"
+    _, y = curve.getData()  # log10 values: a zero would be -inf
+    assert not np.isinf(y).any() and np.isnan(y).sum() == (flips <= 0).sum()
+
+
+def test_read_outs_fit_at_1280x720(qtbot, dispatcher, settings):
+    """Nothing of the read-outs or the frame label is clipped in a 1280×720 main window,
+    with two runs side by side (the tallest read-out)."""
+    from ntkviz.gui.main_window import MainWindow
+
+    window = MainWindow(dispatcher, settings, panels=["training"])
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    panel = window.current_panel()
+    with qtbot.waitSignal(panel.computed, timeout=60000):
+        panel.set_state(SMALL)
+        window.start()
+    qtbot.wait(50)
+    assert window.width() <= 1280 and window.height() <= 720
+    shown = [r for r in panel.readouts if r.isVisible()]
+    assert len(shown) == 2
+    for label in (*shown, panel.player.label):
+        hint = label.sizeHint()
+        assert hint.height() <= label.height() and hint.width() <= label.width(), label.text()
+        bottom_right = label.mapTo(window, label.rect().bottomRight())
+        assert window.rect().contains(bottom_right)
+
+
+@pytest.mark.parametrize("alpha", [1e-3, 1e3])
+def test_extreme_alphas_draw_finite_frames_with_labelled_axes(qtbot, panel, alpha):
+    from ntkviz.models.training import TrainingModel
+
+    case = next(s for s in TrainingModel.gallery_cases().values()
+                if s.get("alpha") == alpha and not s.get("compare", True))
+    data = computed(qtbot, panel, case)
+    assert data.done and not data.diverged
+    view = panel.views[0]
+    np.testing.assert_array_equal(drawn_net(panel), data.frame(0, -1).net)
+    for plot in view.plots():
+        for name in ("bottom", "left"):
+            axis = plot.getAxis(name)
+            assert axis.labelUnitPrefix == "" and axis.autoSIPrefixScale == 1.0
+            image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_RGB32)
+            painter = QtGui.QPainter(image)
+            try:
+                specs = axis.generateDrawSpecs(painter)  # what the axis paints
+            finally:
+                painter.end()
+            labelled = [text for *_, text in specs[2] if text.strip()]
+            assert len(labelled) >= 3, (plot.titleLabel.text, name, labelled)
+
+
+def test_invalid_session_changes_nothing(qtbot, panel):
+    data = computed(qtbot, panel, SMALL)
+    before = panel.state()
+    for bad in ({"seed": 1e10}, {"frame": 1e9}, {"alpha": "big"}, {"nope": 1}):
+        with pytest.raises(ValueError):
+            panel.set_state(bad)
+        assert panel.state() == before
+    assert panel._data is data
