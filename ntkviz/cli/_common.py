@@ -77,13 +77,14 @@ def _no_duplicates(values: list) -> None:
         seen.add(v)
 
 
-def _int_in(text: str, lo: int, hi: int) -> int:
+def _int_in(text: str, lo: int, hi: int | None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if not lo <= value <= hi:
-        raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {value}")
+    if value < lo or (hi is not None and value > hi):
+        raise argparse.ArgumentTypeError(f"must be {f'>= {lo}' if hi is None else f'in [{lo}, {hi}]'}, "
+                                         f"got {value}")
     return value
 
 
@@ -94,13 +95,7 @@ def int_in(lo: int, hi: int):
 
 def positive_int(text: str) -> int:
     """argparse ``type=`` for an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
-    return value
+    return _int_in(text, 1, None)
 
 
 def float_in(lo: float, hi: float):
