@@ -18,6 +18,10 @@ CASES = [
     ("kernel CSV", ["kernel", "--name", "ntk", "--depth", "3", "--grid", "5000"], "k.csv"),
     ("spectrum CSV", ["spectrum", "--name", "arccos1", "--dim", "3", "--kmax", "2000"], "mu.csv"),
     ("export kernel CSV", ["export", "kernel", "--kernels", "arccos1", "--points", "5001"], "prec.csv"),
+    ("export kernel PNG", ["export", "kernel", "--kernels", "arccos1", "--width", "1600"], "k.png"),
+    ("export spectrum SVG", ["export", "spectrum", "--kernels", "arccos1", "--kmax", "1000"], "s.svg"),
+    ("export training GIF", ["export", "training", "--steps", "50", "--frames", "10", "--width", "400"],
+     "t.gif"),
 ]
 
 
@@ -31,7 +35,7 @@ def test_failed_write_keeps_the_old_file(case, tmp_path):
     target = tmp_path / name
     target.write_text(SENTINEL)
     before = os.stat(target)
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "QT_QPA_PLATFORM": "offscreen"}
     warm = subprocess.run([sys.executable, "-m", "ntkviz", *argv, "--out", str(tmp_path / f"warm{name}")],
                           capture_output=True, text=True, timeout=600, env=env)
     assert warm.returncode == 0, warm.stderr  # compiles the kernels (cache writes) without the limit
@@ -82,3 +86,22 @@ def test_write_csv_round_trips_floats(tmp_path):
     assert rows[0] == ["x", "i"]
     np.testing.assert_array_equal([float(r[0]) for r in rows[1:]], values)
     assert [int(r[1]) for r in rows[1:]] == list(range(len(values)))
+
+
+def test_interrupt_keeps_the_old_file(tmp_path):
+    """Ctrl+C (SIGINT) in the middle of a sweep: exit 130, one line, the old file kept."""
+    import signal
+    import time
+
+    target = tmp_path / "s.csv"
+    target.write_text(SENTINEL)
+    proc = subprocess.Popen([sys.executable, "-m", "ntkviz", "stability", "--digits", "40", "--seeds", "3",
+                             "--out", str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(3.0)
+    assert proc.poll() is None, "the sweep ended before the interrupt"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err[-300:]
+    assert "Traceback" not in err and "interrupted" in err.splitlines()[-1]
+    assert target.read_text() == SENTINEL and leftovers(tmp_path) == []
