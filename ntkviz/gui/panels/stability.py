@@ -1,15 +1,18 @@
 """Stability view: relative feature distance against deformation amplitude.
 
 "In the spirit of Fig. 1" of Bietti & Mairal (NeurIPS 2019) -- not a
-reproduction (its numbers are unknown, ``docs/spec.md`` §6). Each bundled digit
-is deformed by a family of deformations at growing amplitude; the mean (and
+reproduction (the paper's numbers are not available). Each bundled digit is
+deformed by a family of deformations at growing amplitude; the mean (and
 spread over digits and seeds) of ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||`` is
 drawn on log-log axes for the CKN, the NTK and plain pixels, with the mean
 distance to same-label and to any-label digits as horizontal levels and the
 fitted small-amplitude slopes against guide lines of slope 1 (Lipschitz) and
-1/2 (Hölder-1/2). The sweep is a :class:`ntkviz.jobs.StabilityRequest`
-generator on the heavy pool: progress, cancel, partial results drawn as they
-arrive.
+1/2 (Hölder-1/2).
+
+The view observes a :class:`~ntkviz.models.stability.StabilityModel`. A sweep
+is long, so it starts only on demand (``Run sweep``); it runs on the heavy pool with progress,
+cancel and partial results. What is drawn always belongs to the parameters
+shown: a parameter change stops the sweep and clears the plot (with a note).
 """
 from __future__ import annotations
 
@@ -19,32 +22,34 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.core.cntk import PRESETS
-from ntkviz.core.digits import load_digits
-from ntkviz.core.stability import FAMILIES
+from ntkviz import limits
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import PALETTE
-from ntkviz.jobs import FAMILY_AMPLITUDES, STABILITY_DEFAULTS, StabilityRequest
+from ntkviz.gui.widgets import PALETTE, DecadeLogAxis
+from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
 
-__all__ = ["QtStabilityPanel", "FAMILY_AMPLITUDES", "MAPS"]
+__all__ = ["QtStabilityPanel", "MAPS"]
 
 #: (key in SweepResult, legend name, colour index)
 MAPS = (("ckn", "CKN", 0), ("ntk", "NTK", 1), ("pixel", "pixels", 2))
+
 class QtStabilityPanel(QtPanel):
     """Stability sweep view (see the module docstring)."""
 
     key = "stability"
     title = "Stability"
+    model_cls = StabilityModel
     heavy = True
     generator = True
-    throttle_ms = 0
+    auto_compute = False  # a sweep is long: it starts on demand (Run sweep)
 
-    def __init__(self, dispatcher, parent=None):
-        super().__init__(dispatcher, parent)
-        self.result = None  #: the latest (partial or final) SweepResult drawn
+    def __init__(self, dispatcher, parent=None, model=None):
+        super().__init__(dispatcher, parent, model)
+        self.result = None  #: the latest (partial or final) SweepResult drawn, for these parameters
         self.fraction = 0.0
         self._running = False
         self._build()
+        self.sync_widgets(frozenset())
+        self._clear("press Run sweep to compute")
         dispatcher.busy.connect(self._on_busy)
 
     # ------------------------------------------------------------------ layout
@@ -52,39 +57,40 @@ class QtStabilityPanel(QtPanel):
         box = QtWidgets.QGroupBox("Sweep")
         form = QtWidgets.QFormLayout(box)
         self.family_combo = QtWidgets.QComboBox()
-        self.family_combo.addItems(FAMILIES)
+        self.family_combo.addItems(limits.FAMILIES)
         self.family_combo.setToolTip("Deformation family; the amplitude is its size "
                                      "(largest displacement in px, angle, or Infinite-MNIST α).")
-        self.digits_edit = QtWidgets.QLineEdit(", ".join(map(str, STABILITY_DEFAULTS["digits"])))
-        self.digits_edit.setCursorPosition(0)
-        n = len(load_digits()[1])
+        self.digits_edit = QtWidgets.QLineEdit()
+        n = 10 * limits.BUNDLED_PER_CLASS
         self.digits_edit.setToolTip(f"Bundled digit indices 0–{n - 1}, comma-separated. The subset "
                                     f"is sorted by label: index = {n // 10}·label + i.")
+        lo, hi = limits.AMPLITUDE_RANGE
         self.amp_min = QtWidgets.QDoubleSpinBox()
         self.amp_max = QtWidgets.QDoubleSpinBox()
         for w in (self.amp_min, self.amp_max):
-            w.setDecimals(3)
-            w.setRange(0.001, 180.0)
+            w.setDecimals(4)
+            w.setRange(1e-4, hi)
             w.setKeyboardTracking(False)
+            w.setToolTip(f"Amplitudes are log-spaced from min to max, in (0, {hi:g}] (px, degrees "
+                         "or α).")
         self.amp_count = QtWidgets.QSpinBox()
-        self.amp_count.setRange(2, 40)
-        self.amp_count.setValue(STABILITY_DEFAULTS["amplitude_count"])
+        self.amp_count.setRange(*limits.AMPLITUDE_COUNT_RANGE)
         self.amp_count.setToolTip("Number of amplitudes, log-spaced between min and max.")
         self.seeds_spin = QtWidgets.QSpinBox()
-        self.seeds_spin.setRange(1, 50)
-        self.seeds_spin.setValue(STABILITY_DEFAULTS["seeds"])
-        self.seeds_spin.setToolTip("Deformations per digit and amplitude (seeds 0..n−1, "
-                                   "offset by the first seed).")
+        self.seeds_spin.setRange(*limits.SWEEP_SEEDS_RANGE)
+        self.seeds_spin.setToolTip("Deformations per digit and amplitude (seeds first seed, "
+                                   "first seed + 1, …).")
         self.seed0_spin = QtWidgets.QSpinBox()
-        self.seed0_spin.setRange(0, 100000)
+        self.seed0_spin.setRange(0, 2**31 - 1)
         self.seed0_spin.setToolTip("First random seed.")
         self.arch_combo = QtWidgets.QComboBox()
-        self.arch_combo.addItems(list(PRESETS))
-        self.arch_combo.setToolTip("Architecture preset (docs/spec.md §3.3); M4 (exp) has no NTK.")
+        self.arch_combo.addItems(limits.ARCH_PRESETS)
+        self.arch_combo.setToolTip("Architecture preset (as in the deformation editor); M4 (exp "
+                                   "patch kernels) has no NTK.")
         self.refs_spin = QtWidgets.QSpinBox()
-        self.refs_spin.setRange(1, 100)
-        self.refs_spin.setValue(STABILITY_DEFAULTS["reference_per_class"])
-        self.refs_spin.setToolTip("Reference digits per label for the same-label / any-label levels.")
+        self.refs_spin.setRange(*limits.REFERENCES_RANGE)
+        self.refs_spin.setToolTip("Reference digits per label (the first ones of each class) for "
+                                  "the same-label / any-label levels.")
         form.addRow("family", self.family_combo)
         form.addRow("digits", self.digits_edit)
         form.addRow("amplitude min", self.amp_min)
@@ -95,6 +101,8 @@ class QtStabilityPanel(QtPanel):
         form.addRow("architecture", self.arch_combo)
         form.addRow("references / label", self.refs_spin)
         self.run_button = QtWidgets.QPushButton("Run sweep")
+        self.run_button.setToolTip("Compute the sweep for these parameters (the tab never starts "
+                                   "one by itself: a sweep can take minutes).")
         self.cancel_button = QtWidgets.QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.progress = QtWidgets.QProgressBar()
@@ -116,74 +124,151 @@ class QtStabilityPanel(QtPanel):
         controls.setMaximumWidth(350)
         self.digits_edit.setMinimumWidth(170)
 
-        self.plot_widget = pg.PlotWidget()
-        self.plot = self.plot_widget.getPlotItem()
+        self.plot_widget = pg.GraphicsLayoutWidget()
+        self.figure = self.plot_widget.ci
+        self.plot = self.figure.addPlot(row=0, col=0,
+                                        axisItems={"left": PowerLogAxis(orientation="left")})
         self.plot.setTitle("Stability to deformations — in the spirit of Fig. 1 "
                            "(not a reproduction)")
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setLabel("left", "relative distance ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖")
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="9pt",
-                                          brush=pg.mkBrush(255, 255, 255, 210))
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
+        # the legend sits below the plot, covering no data
+        self.legend = pg.LegendItem(labelTextSize="9pt", colCount=2,
+                                    brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen(200, 200, 200))
+        # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
+        self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
+        self.figure.addItem(self.legend, row=1, col=0)
         self.curves, self.bands, self.levels, self.guides = {}, {}, {}, {}
         for key, name, ci in MAPS:
             color = PALETTE[ci]
-            lo = pg.PlotDataItem(pen=pg.mkPen(_with_alpha(color, 0)))  # (pen=None: no path to fill)
-            hi = pg.PlotDataItem(pen=pg.mkPen(_with_alpha(color, 0)))
-            band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(_with_alpha(color, 50)))
-            self.plot.addItem(lo)
-            self.plot.addItem(hi)
-            self.plot.addItem(band)
-            self.bands[key] = (lo, hi, band)
+            lo_item = pg.PlotDataItem(pen=pg.mkPen(_with_alpha(color, 0)))  # (pen=None: no path to fill)
+            hi_item = pg.PlotDataItem(pen=pg.mkPen(_with_alpha(color, 0)))
+            band = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(_with_alpha(color, 50)))
+            for item in (lo_item, hi_item, band):
+                self.plot.addItem(item)
+            self.bands[key] = (lo_item, hi_item, band)
             self.curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=2.5),
                                               symbol="o", symbolSize=6, symbolBrush=color,
                                               symbolPen=color, name=name)
+            self.legend.addItem(self.curves[key], name)
         for key, name, ci in MAPS[:2]:
             color = PALETTE[ci]
             for level, style, label in (("same", QtCore.Qt.PenStyle.DashLine, "same-label"),
                                         ("any", QtCore.Qt.PenStyle.DotLine, "any-label")):
-                line = self.plot.plot([], [], pen=pg.mkPen(color, width=1.5, style=style),
-                                      name=f"{name}: mean distance to {label} digits")
+                line = self.plot.plot([], [], pen=pg.mkPen(color, width=1.5, style=style))
+                self.legend.addItem(line, f"{name}: mean distance to {label} digits")
                 self.levels[(key, level)] = line
         for slope, ci, label in ((1.0, 6, "guide: slope 1 (Lipschitz)"),
                                  (0.5, 3, "guide: slope 1/2 (Hölder-1/2)")):
             self.guides[slope] = self.plot.plot(
-                [], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=QtCore.Qt.PenStyle.DashDotLine),
-                name=label)
+                [], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=QtCore.Qt.PenStyle.DashDotLine))
+            self.legend.addItem(self.guides[slope], label)
+        self.note = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
+        self.note.setParentItem(self.plot.getViewBox())
+        self.legend.setMinimumWidth(
+            self.legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width())
 
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(controls)
         lay.addWidget(self.plot_widget, 1)
 
-        self._set_family_defaults(self.family_combo.currentText())
-        self.family_combo.currentTextChanged.connect(self._set_family_defaults)
-        self.run_button.clicked.connect(lambda: self.refresh())
+        self.family_combo.currentTextChanged.connect(self._on_family)
+        self.digits_edit.editingFinished.connect(self._on_digits)
+        for name, w in (("amplitude_min", self.amp_min), ("amplitude_max", self.amp_max),
+                        ("amplitude_count", self.amp_count), ("seeds", self.seeds_spin),
+                        ("first_seed", self.seed0_spin), ("reference_per_class", self.refs_spin)):
+            w.valueChanged.connect(lambda value, name=name: self._write(**{name: value}))
+        self.arch_combo.currentTextChanged.connect(lambda text: self._write(architecture=text))
+        self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
 
-    def _set_family_defaults(self, family: str) -> None:
-        label, lo, hi, top = FAMILY_AMPLITUDES[family]
-        for w in (self.amp_min, self.amp_max):
-            w.setMaximum(top)
-        self.amp_min.setValue(lo)
-        self.amp_max.setValue(hi)
-        self.plot.setLabel("bottom", label)
-
     # ------------------------------------------------------------ parameters
-    def build_request(self) -> StabilityRequest:
-        return StabilityRequest.from_state(self.state())
+    def _write(self, **changes) -> None:
+        try:
+            self.model.update(**changes)
+        except ValueError as exc:
+            self._report_error(str(exc))
+            self.sync_widgets(frozenset(changes))
+
+    def _on_family(self, family: str) -> None:
+        self._write(family=family, **family_defaults(family))
+
+    def _on_digits(self) -> None:
+        from ntkviz.models.kernel_curves import parse_int_list
+
+        try:
+            digits = parse_int_list("digits", self.digits_edit.text().replace(";", ","))
+        except ValueError as exc:
+            self._report_error(str(exc))
+            self.sync_widgets(frozenset({"digits"}))
+            return
+        self._write(digits=digits)
+
+    def sync_widgets(self, changed: frozenset) -> None:
+        p = self.model.params
+        widgets = ((self.family_combo, p.family), (self.arch_combo, p.architecture),
+                   (self.amp_min, p.amplitude_min), (self.amp_max, p.amplitude_max),
+                   (self.amp_count, p.amplitude_count), (self.seeds_spin, p.seeds),
+                   (self.seed0_spin, p.first_seed), (self.refs_spin, p.reference_per_class))
+        for w, value in widgets:
+            w.blockSignals(True)
+            if isinstance(w, QtWidgets.QComboBox):
+                w.setCurrentText(value)
+            else:
+                w.setValue(value)
+            w.blockSignals(False)
+        text = ", ".join(map(str, p.digits))
+        if self.digits_edit.text() != text:
+            self.digits_edit.setText(text)
+            self.digits_edit.setCursorPosition(0)
+        self.plot.setLabel("bottom", FAMILY_AXES[p.family][0])
+        if changed:
+            # what is drawn must belong to the parameters shown: stop and clear
+            self.dispatcher.cancel(self.key)
+            self._clear("parameters changed: press Run sweep to compute")
+
+    def _clear(self, note: str) -> None:
+        self.result = None
+        self.response = None
+        for key, _, _ in MAPS:
+            self.curves[key].setData([], [])
+            for item in self.bands[key][:2]:
+                item.setData([], [])
+        for line in (*self.levels.values(), *self.guides.values()):
+            line.setData([], [])
+        self.progress.setValue(0)
+        self.info.setText(note)
+        self._set_note(note)
+
+    def _set_note(self, text: str) -> None:
+        self.note.setText(text)
+        rect = self.plot.getViewBox().boundingRect()
+        self.note.setPos(rect.center())
 
     def refresh(self, *, immediate: bool = False) -> int:
         rid = super().refresh(immediate=immediate)
         if rid:
-            self.progress.setValue(0)
-            self.info.setText("running…")
+            self._clear("running…")
+            self._set_note("")
         return rid
 
+    def build_request(self):
+        return self.model.request().iterate
+
     def cancel(self) -> None:
-        """Stop the running sweep (at its next yield); what was drawn stays."""
+        """Stop the running sweep (at its next yield): the partial result of these
+        parameters stays, or an empty plot with a note if there is none yet."""
         self.dispatcher.cancel(self.key)
-        self.info.setText("cancelled (partial result shown)" if self.result is not None else "cancelled")
+        if self.result is not None:
+            self.info.setText(f"cancelled: partial result ({len(self.result.amplitudes)} of "
+                              f"{self.model.params.amplitude_count} amplitudes)")
+        else:
+            self._clear("cancelled before the first amplitude: nothing to show; "
+                        "press Run sweep to compute")
 
     def _on_busy(self, key: str, busy: bool) -> None:
         if key == self.key:
@@ -206,11 +291,12 @@ class QtStabilityPanel(QtPanel):
         r = item.result
         slopes = ", ".join(f"{name} {getattr(r, f'{key}_slope'):.2f}" for key, name, _ in MAPS[:2]
                            if math.isfinite(getattr(r, f"{key}_slope", math.nan)))
-        self.info.setText(f"done: {len(r.amplitudes)} amplitudes × {self.seeds_spin.value()} "
+        self.info.setText(f"done: {len(r.amplitudes)} amplitudes × {r.n_seeds} "
                           f"seed(s) per digit; small-amplitude slopes: {slopes or 'n/a'}")
 
     def _draw(self, r) -> None:
         self.result = r
+        self._set_note("")
         amps = np.asarray(r.amplitudes, dtype=float)
         for key, name, _ in MAPS:
             mean = np.asarray(getattr(r, f"{key}_mean"), dtype=float)
@@ -240,12 +326,14 @@ class QtStabilityPanel(QtPanel):
         if not amps.size:
             return
         lo, hi = np.log10(amps.min()), np.log10(amps.max())
+        powers = amps.min() < 1e-3 or amps.max() >= 1e4  # else plain decimals read best
         major, minor = [], []
         for e in range(int(np.floor(lo)) - 1, int(np.ceil(hi)) + 1):
             for m in range(1, 10):
                 v = m * 10.0 ** e
                 if lo - 0.05 <= np.log10(v) <= hi + 0.05:
-                    (major if m in (1, 2, 5) else minor).append((np.log10(v), f"{v:g}"))
+                    text = power_label(m, e) if powers else f"{v:g}"
+                    (major if m in (1, 2, 5) else minor).append((np.log10(v), text))
         self.plot.getAxis("bottom").setTicks([major, [(x, "") for x, _ in minor]])
 
     def _draw_guides(self, r, amps: np.ndarray) -> None:
@@ -269,46 +357,17 @@ class QtStabilityPanel(QtPanel):
             if sample.item is item:
                 label.setText(name)
 
-    # ------------------------------------------------------------ export, sessions
+    # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
-        return {"stability": self.plot}
+        return {"stability": self.figure}
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
         if view != "stability":
-            raise ValueError(f"view must be stability; got {view!r}")
+            raise ValueError(f"view must be stability, got {view!r}")
         if self.result is None:
-            raise ValueError("no sweep result yet")
+            raise ValueError("no sweep result for these parameters yet (press Run sweep)")
         header, rows = self.result.to_csv_rows()
         return list(header), [list(row) for row in rows]
-
-    def state(self) -> dict:
-        text = self.digits_edit.text()
-        try:
-            digits = [int(t) for t in text.replace(";", ",").split(",") if t.strip()]
-        except ValueError:
-            digits = text  # StabilityRequest.from_state reports it
-        return {"family": self.family_combo.currentText(), "digits": digits,
-                "amplitude_min": self.amp_min.value(), "amplitude_max": self.amp_max.value(),
-                "amplitude_count": self.amp_count.value(),
-                "seeds": self.seeds_spin.value(), "first_seed": self.seed0_spin.value(),
-                "architecture": self.arch_combo.currentText(),
-                "reference_per_class": self.refs_spin.value()}
-
-    def set_state(self, state: dict) -> None:
-        if state.get("family") in FAMILIES:
-            self.family_combo.setCurrentText(state["family"])
-        if "digits" in state:
-            digits = state["digits"]
-            text = digits if isinstance(digits, str) else ", ".join(str(int(d)) for d in digits)
-            self.digits_edit.setText(text)
-            self.digits_edit.setCursorPosition(0)
-        for key, w in (("amplitude_min", self.amp_min), ("amplitude_max", self.amp_max),
-                       ("amplitude_count", self.amp_count), ("seeds", self.seeds_spin),
-                       ("first_seed", self.seed0_spin), ("reference_per_class", self.refs_spin)):
-            if key in state:
-                w.setValue(state[key])
-        if state.get("architecture") in PRESETS:
-            self.arch_combo.setCurrentText(state["architecture"])
 
     def help_html(self) -> str:
         return (
@@ -323,8 +382,35 @@ class QtStabilityPanel(QtPanel):
             "distance to same-label and to any-label digits: a deformation is 'small' when it "
             "stays well below them.</p>"
             "<p>The paper's Figure 1 values are not available; this view is not a reproduction. "
-            "NTK distances below 1e-4 are rounding noise (docs: spec §3.5).</p>"
+            "NTK distances below 1e-4 are rounding noise (k(x,x) + k(y,y) − 2k(x,y) "
+            "cancels).</p>"
+            "<p>A sweep starts only with <i>Run sweep</i>; changing a parameter clears the "
+            "plot, so what is drawn always belongs to the parameters shown.</p>"
         )
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_label(mantissa: int, exponent: int) -> str:
+    """``10ⁿ`` (mantissa 1) or ``m×10ⁿ``: one style for every log-axis label."""
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if mantissa == 1 else f"{mantissa}×{power}"
+
+
+class PowerLogAxis(DecadeLogAxis):
+    """A log axis labelled 10ⁿ (or m×10ⁿ) everywhere: no "1" beside "10¹"."""
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        strings = super().logTickStrings(values, scale, spacing)
+        out = []
+        for v, s in zip(values, strings):
+            if not s:
+                out.append("")
+                continue
+            e = math.floor(float(v) + 1e-9)
+            out.append(power_label(int(round(10 ** (float(v) - e))), e))
+        return out
 
 
 def _with_alpha(hex_color: str, alpha: int):

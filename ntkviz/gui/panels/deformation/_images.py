@@ -1,0 +1,229 @@
+"""The editor's pictures: four image views with colour bars, and the context bar chart.
+
+Pure drawing: :class:`ImageViews` and :class:`ContextPlot` take a response (and
+context levels) and draw them; they hold no parameters.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from ntkviz.gui.widgets import PALETTE
+
+__all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
+           "arrow_segments", "nice_ceil", "nice_floor"]
+
+IMAGE_VIEWS = ("original", "deformed", "difference", "displacement")
+#: legend of each context category (keys: ntkviz.jobs.CONTEXT_CATEGORIES)
+CONTEXT_LABELS = {
+    "deformation": "this deformation L_τx",
+    "nearest_same": "nearest same-label digit",
+    "mean_same": "mean over same-label digits",
+    "nearest_other": "nearest other-label digit",
+    "mean_other": "mean over other-label digits",
+}
+CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
+#: pixel width of a colour bar's tick-label column (room for "−0.25", "12.5")
+BAR_AXIS_WIDTH = 48
+
+
+def nice_ceil(value: float) -> float:
+    """The smallest of (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8) x 10^k that is >= ``value``
+    (1 for ``value <= 0``): a colour-scale limit wasting at most a third of the scale."""
+    if not value > 0:
+        return 1.0
+    e = math.floor(math.log10(value))
+    for m in (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0):
+        if m * 10.0 ** e >= value * (1 - 1e-12):
+            return m * 10.0 ** e
+    return 10.0 ** (e + 1)
+
+
+def nice_floor(value: float) -> float:
+    """The largest of 1, 2, 5 x 10^k that is <= ``value`` (``value > 0``)."""
+    e = math.floor(math.log10(value))
+    for m in (5.0, 2.0, 1.0):
+        if m * 10.0 ** e <= value * (1 + 1e-12):
+            return m * 10.0 ** e
+    return 10.0 ** (e - 1)
+
+
+def arrow_segments(tau: np.ndarray, step: int = 2, length_px: float = 2.4):
+    """Arrow line segments of a displacement field for ``PlotCurveItem(connect="pairs")``.
+
+    Arrows start at pixel centres every ``step`` pixels; they are scaled by a
+    common "nice" factor (1, 2, 5 x 10^k) so that the longest is at most
+    ``length_px`` pixels (the factor is returned, to be shown beside the
+    arrows). Each arrow is a shaft and two head strokes.
+
+    Returns
+    -------
+    x, y : ndarray
+        Segment end points in view coordinates (x right, y down).
+    factor : float
+        Arrow length / displacement (0 when tau is zero).
+    """
+    _, h, w = tau.shape
+    r, c = np.mgrid[step // 2:h:step, step // 2:w:step]
+    dy, dx = tau[0][r, c].ravel(), tau[1][r, c].ravel()
+    mag = np.hypot(dx, dy)
+    big = mag.max() if mag.size else 0.0
+    if big <= 0:
+        return np.zeros(0), np.zeros(0), 0.0
+    factor = nice_floor(length_px / big)
+    keep = mag > 0.02 * big
+    x0, y0 = c.ravel()[keep] + 0.5, r.ravel()[keep] + 0.5
+    ux, uy = dx[keep] * factor, dy[keep] * factor
+    x1, y1 = x0 + ux, y0 + uy
+    head = 0.35 * np.hypot(ux, uy)
+    ang = np.arctan2(uy, ux)
+    segs_x, segs_y = [x0, x1], [y0, y1]
+    for turn in (2.6, -2.6):
+        segs_x += [x1, x1 + head * np.cos(ang + turn)]
+        segs_y += [y1, y1 + head * np.sin(ang + turn)]
+    # per arrow: (start, end) of the shaft, then of the two head strokes
+    return np.stack(segs_x, axis=1).ravel(), np.stack(segs_y, axis=1).ravel(), factor
+
+
+class ImageViews(QtWidgets.QWidget):
+    """x, L_τx, L_τx − x and |τ| (with arrows) side by side, each with a colour bar.
+
+    Colour scales use "nice" limits (:func:`nice_ceil`) so they stay put while a
+    slider is dragged; only what changed is redrawn.
+    """
+
+    TITLES = {"original": "original x", "deformed": "deformed L<sub>τ</sub>x",
+              "difference": "difference L<sub>τ</sub>x − x", "displacement": "displacement τ"}
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.images: dict[str, pg.ImageItem] = {}
+        self.widgets: dict[str, pg.GraphicsLayoutWidget] = {}
+        row = QtWidgets.QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        for name in IMAGE_VIEWS:
+            widget = pg.GraphicsLayoutWidget()
+            widget.ci.setContentsMargins(2, 2, 2, 2)
+            plot = widget.addPlot(row=0, col=0, title=self.TITLES[name])
+            plot.setAspectLocked(True)
+            plot.invertY(True)
+            plot.hideButtons()
+            plot.setMenuEnabled(False)
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideAxis("left")
+            plot.hideAxis("bottom")
+            plot.getViewBox().setDefaultPadding(0.0)
+            # room inside the item (what an export takes) for the bar's end labels "0", "−1.0"
+            plot.setContentsMargins(2, 2, 4, 10)
+            plot.titleLabel.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                          QtWidgets.QSizePolicy.Policy.Fixed)
+            img = pg.ImageItem(axisOrder="row-major")
+            plot.addItem(img)
+            plot.setRange(xRange=(0, 28), yRange=(0, 28), padding=0)
+            self.widgets[name], self.plots[name], self.images[name] = widget, plot, img
+            row.addWidget(widget, 1)
+        grey = pg.colormap.get("CET-L1")
+        specs = {"original": ((0, 1), grey, "intensity"),
+                 "deformed": ((0, 1), grey, "intensity"),
+                 "difference": ((-1, 1), pg.colormap.get("CET-D1"), "L_τx − x"),
+                 "displacement": ((0, 1), pg.colormap.get("viridis"), "|τ| (px)")}
+        self.bars: dict[str, pg.ColorBarItem] = {}
+        for name, (values, cmap, label) in specs.items():
+            bar = pg.ColorBarItem(values=values, colorMap=cmap, label=label, interactive=False,
+                                  width=12, colorMapMenu=False)
+            bar.setImageItem(self.images[name], insert_in=self.plots[name])
+            axis = bar.getAxis("right")
+            axis.enableAutoSIPrefix(False)
+            axis.setWidth(BAR_AXIS_WIDTH)
+            self.bars[name] = bar
+        self.arrows = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen("w", width=1.2))
+        self.plots["displacement"].addItem(self.arrows)
+        self._arrow_label = ""
+
+    def fit_height(self) -> None:
+        """Make each view about as tall as its square image plus title (so an export
+        of one view is image-shaped, not a tall strip)."""
+        widget = self.widgets["original"]
+        title = self.plots["original"].titleLabel.size().height() or 24
+        bar = BAR_AXIS_WIDTH + 30
+        side = max(60, widget.width() - bar - 8)
+        self.setFixedHeight(int(side + title + 10))
+
+    def draw(self, resp) -> None:
+        drawn = self.images["original"].image
+        if drawn is None or not np.array_equal(drawn, resp.original):
+            self.images["original"].setImage(resp.original, autoLevels=False)
+            self.bars["original"].setLevels((0, 1))
+            self.bars["deformed"].setLevels((0, 1))
+        self.images["deformed"].setImage(resp.deformed, autoLevels=False)
+        m = nice_ceil(float(np.max(np.abs(resp.difference))))
+        self.images["difference"].setImage(resp.difference, autoLevels=False)
+        self._set_levels("difference", (-m, m))
+        mag = np.hypot(resp.tau[0], resp.tau[1])
+        self.images["displacement"].setImage(mag, autoLevels=False)
+        self._set_levels("displacement", (0.0, nice_ceil(float(mag.max()))))
+        x, y, factor = arrow_segments(resp.tau)
+        self.arrows.setData(x, y)
+        title = f"τ; arrows ×{factor:g}" if factor else self.TITLES["displacement"]
+        if title != self._arrow_label:
+            self._arrow_label = title
+            self.plots["displacement"].setTitle(title)
+
+    def _set_levels(self, name: str, levels: tuple[float, float]) -> None:
+        if tuple(self.bars[name].levels()) != levels:  # (the image keeps the bar's levels)
+            self.bars[name].setLevels(levels)
+
+
+class ContextPlot:
+    """Bars: relative distance of the deformation and of other digits, per feature map."""
+
+    def __init__(self, plot: pg.PlotItem, categories):
+        self.plot = plot
+        plot.setTitle("Context: relative distance from x to its deformation and to other "
+                      "bundled digits")
+        plot.setLabel("left", "relative distance")
+        plot.getAxis("left").enableAutoSIPrefix(False)
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(CONTEXT_MAPS)]])
+        self.legend = plot.addLegend(offset=(-5, 5), labelTextSize="8pt", colCount=1,
+                                     brush=pg.mkBrush(255, 255, 255, 230),
+                                     pen=pg.mkPen(180, 180, 180))
+        # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
+        self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        width = 0.8 / len(categories)
+        for j, cat in enumerate(categories):
+            x = np.arange(len(CONTEXT_MAPS)) - 0.4 + (j + 0.5) * width
+            color = PALETTE[j]
+            bar = pg.BarGraphItem(x=x, height=np.zeros(len(x)), width=width * 0.9,
+                                  brush=pg.mkBrush(color), pen=pg.mkPen(color),
+                                  name=CONTEXT_LABELS[cat])
+            plot.addItem(bar)
+            self.bars[cat] = bar
+        # the legend sits right of the last group: room for it, covering no bar
+        plot.setXRange(-0.5, len(CONTEXT_MAPS) - 0.5 + 1.6, padding=0)
+        self.note = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
+        plot.addItem(self.note)
+        self.note.setPos(1.0, 0.5)
+
+    def draw(self, values: dict, state: str) -> None:
+        """``values``: ``{category: {map: value}}`` (NaN = not drawn; ``inf`` drawn to the
+        top of the axis and named in the note)."""
+        finite = [v for row in values.values() for v in row.values() if math.isfinite(v)]
+        top = max(finite) if finite else 1.0
+        infinite = False
+        for cat, bar in self.bars.items():
+            heights = np.array([values[cat][m] for m, _ in CONTEXT_MAPS], dtype=float)
+            infinite |= bool(np.any(np.isinf(heights)))
+            heights = np.where(np.isinf(heights), 1.05 * top, heights)
+            bar.setOpts(height=np.nan_to_num(heights, nan=0.0))
+        self.note.setText("∞: distances from an all-zero digit" if infinite else "")
+        self.plot.setTitle("Context: relative distance from x to L<sub>τ</sub>x and to other "
+                           f"digits ({state})")
