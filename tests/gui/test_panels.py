@@ -209,7 +209,7 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     shown = ~sp.exact_zero & (sp.k >= 1)
     np.testing.assert_array_equal(item.xData, sp.k[shown])
     np.testing.assert_allclose(10.0 ** item.yData, sp.mu[shown], rtol=1e-13)  # log10 drawn
-    zeros = curves(panel.plot)[f"{spec.label}: exact zeros μ_k = 0 (on axis)"]
+    zeros = curves(panel.plot)[f"{spec.label}: μ_k = 0 exactly"]
     np.testing.assert_array_equal(zeros.xData, sp.k[sp.exact_zero & (sp.k >= 1)])
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown

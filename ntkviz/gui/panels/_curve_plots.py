@@ -96,6 +96,8 @@ def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y
         axis.setGrid(old[name].grid)
         axis.setLabel(old[name].labelText)
         axis.setLogMode(log_x if name == "bottom" else (log_y or log_y_values))
+    if log_y_values:  # the view is linear (log10 values): no float64 range limits on it
+        item.getViewBox().setLogMode("y", False)
     no_scale_factor(item)
     legend_below(item)
     return w
@@ -170,7 +172,7 @@ class Log10Hover(CurveHover):
     (``sci`` from its log10), or 0 for the exact-zero markers (names containing
     ``zero_tag``)."""
 
-    def __init__(self, *args, zero_tag: str = "exact zeros", **kwargs):
+    def __init__(self, *args, zero_tag: str = "= 0 exactly", **kwargs):
         super().__init__(*args, **kwargs)
         self.zero_tag = zero_tag
 

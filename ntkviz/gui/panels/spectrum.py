@@ -99,15 +99,30 @@ class _TableModel(QtCore.QAbstractTableModel):
 
 def log10_of(series, weighted: bool) -> np.ndarray:
     """log10 of the plotted value y of every degree (−inf for y <= 0): from the
-    response's ``log10_mu`` when it has one (exact far below 10⁻³⁰⁸), else log10 y."""
+    response's ``log10_mu`` (and ``log10_multiplicity``) when it has them (right far
+    below 10⁻³⁰⁸ and above 10³⁰⁸), else log10 y."""
     log10_mu = getattr(series, "log10_mu", None)
     with np.errstate(divide="ignore", invalid="ignore"):
         if log10_mu is None:
             return np.log10(np.asarray(series.y, dtype=np.float64))
         out = np.asarray(log10_mu, dtype=np.float64)
         if weighted:
-            out = out + np.log10(np.asarray(series.multiplicity, dtype=np.float64))
+            log10_n = getattr(series, "log10_multiplicity", None)
+            if log10_n is None:
+                log10_n = np.log10(np.asarray(series.multiplicity, dtype=np.float64))
+            out = out + np.asarray(log10_n, dtype=np.float64)
         return out
+
+
+def untrusted(series) -> np.ndarray:
+    """Degrees k >= 1 to mark: unresolved (error above 1% of |μ_k|, or not a positive
+    finite value without being an exact zero) or not vouched for by the computation
+    (the response's ``trustworthy``, when it has one)."""
+    bad = np.asarray(series.unresolved, dtype=bool)
+    trust = getattr(series, "trustworthy", None)
+    if trust is not None:
+        bad = bad | ~np.asarray(trust, dtype=bool)
+    return bad & ~np.asarray(series.zero, dtype=bool) & (series.k >= 1)
 
 
 class QtSpectrumPanel(QtPanel):
@@ -141,7 +156,7 @@ class QtSpectrumPanel(QtPanel):
         self.slope.setToolTip("log(μ_{k+2}/μ_k) / log((k+2)/k) against k")
         self.mu0 = Readout("μ_0", tooltip="k = 0 cannot be drawn on a log axis")
         self.mu0.setWordWrap(True)
-        self.counts = Readout("", tooltip="exact zeros and unresolved points")
+        self.counts = Readout("", tooltip="exact zeros and points whose error estimate exceeds 1%")
         self.counts.setWordWrap(True)
 
         controls = QtWidgets.QWidget()
@@ -276,14 +291,14 @@ class QtSpectrumPanel(QtPanel):
                 self._curve(pi, ("zero", i), s.k[z], np.full(int(z.sum()), floor - i * gap),
                             pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
                             symbolBrush=pg.mkBrush(None),
-                            name=f"{s.label}: exact zeros μ_k = 0 (on axis)")
-            b = s.unresolved & (s.k >= 1)
+                            name=f"{s.label}: μ_k = 0 exactly")
+            b = untrusted(s)
             if b.any():
                 n_bad += int(b.sum())
                 self._curve(pi, ("bad", i), s.k[b], np.where(np.isfinite(ly[b]), ly[b], floor),
                             pen=None, symbol="x", symbolSize=9, symbolPen=pen("#d00000", 1.5),
                             symbolBrush=pg.mkBrush("#d00000"),
-                            name=f"{s.label}: not trustworthy (error > 1%)")
+                            name=f"{s.label}: not trustworthy")
             if params.slope and len(s.slope):
                 self._curve(ps, ("slope", i), s.slope_k, s.slope, pen=pen(i, 1.5),
                             symbol="o", symbolSize=4, symbolPen=None,
@@ -313,6 +328,8 @@ class QtSpectrumPanel(QtPanel):
                 else:  # from the closed form: right below 10⁻³⁰⁸ too
                     ly = np.log10(g.C) + g.exponent * np.log10(g.k)
             ok = np.isfinite(ly)
+            if not ok.any():  # e.g. a constant beyond float64 (p = 1000): nothing to draw
+                continue
             first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
             gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
             style = (g.kernel_index, first)
