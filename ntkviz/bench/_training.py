@@ -54,7 +54,7 @@ def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float, float]:
         panel.show_frame(0)
         loop = QtCore.QEventLoop()
         QtCore.QTimer.singleShot(int(duration * 1000), loop.quit)
-        drawn0, dropped0 = panel.frames_drawn, panel.frames_dropped
+        drawn0, dropped0 = panel.frames_drawn, panel.player.frames_dropped
         painted["n"] = 0
         t0 = time.perf_counter()
         panel.play()
@@ -62,7 +62,7 @@ def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float, float]:
         elapsed = time.perf_counter() - t0
         panel.pause()
         return (min(painted["n"], panel.frames_drawn - drawn0) / elapsed,
-                (panel.frames_dropped - dropped0) / elapsed)
+                (panel.player.frames_dropped - dropped0) / elapsed)
 
     try:
         rate, dropped = play(seconds)

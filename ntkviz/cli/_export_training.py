@@ -160,12 +160,24 @@ def _panel(params):
 
     panel = build_panel(QtTrainingPanel, TrainingModel(params).to_session(), size=FIGURE_SIZE)
     try:
+        _settle_layout(panel)
         yield panel
         _warn(panel.response, params.frame)
     finally:
         panel.dispatcher.shutdown()
         panel.close()
         panel.deleteLater()
+
+
+def _settle_layout(panel) -> None:
+    """Paint the canvas twice, as a window does: an axis sizes itself to its widest tick
+    label while painting, and the layout follows on the next pass (an export made before
+    that cut "0.0001" to ".0001")."""
+    from PySide6 import QtWidgets
+
+    for _ in range(2):
+        panel.canvas.grab()
+        QtWidgets.QApplication.processEvents()
 
 
 def _warn(response, frame: int) -> None:

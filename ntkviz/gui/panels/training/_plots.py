@@ -6,6 +6,8 @@ costs more); :func:`fill_legend` writes the one legend shared by every run.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -31,7 +33,28 @@ METRIC_COLOURS = dict(zip(METRIC_LABELS, (
     "#a0522d", "#D55E00", "#f08a4b", "#000000", "#E69F00")))
 
 
-class _TimeAxis(DecadeLogAxis):
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten_label(log_value: float) -> str:
+    """The tick label of ``10**log_value`` in one style: ``10ⁿ``, or ``m·10ⁿ`` between
+    decades (``"10⁻⁴"``, ``"10⁰"``, ``"2·10⁻³"``; never ``"0.0001"`` beside ``"10⁻⁵"``)."""
+    exponent = math.floor(log_value + 1e-9)
+    mantissa = round(10.0 ** (log_value - exponent), 6)
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if abs(mantissa - 1.0) < 1e-6 else f"{mantissa:g}·{power}"
+
+
+class _LogAxis(DecadeLogAxis):
+    """A log axis whose labels are all powers of ten (:func:`power_of_ten_label`): one
+    style, and short, so a label never runs past the figure's edge."""
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        strings = super().logTickStrings(values, scale, spacing)  # which ticks are labelled
+        return [power_of_ten_label(float(v)) if text else "" for v, text in zip(values, strings)]
+
+
+class _TimeAxis(_LogAxis):
     """A log axis labelling every decade when there is room for it (:attr:`min_decade_px`
     per decade): a run's time axis spans 3–6 decades, and pyqtgraph's every-other-decade
     labels left only two on a narrow plot."""
@@ -48,7 +71,7 @@ class _TimeAxis(DecadeLogAxis):
 
 
 def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.PlotItem:
-    axes = {"bottom": _TimeAxis("bottom"), "left": DecadeLogAxis("left")} if log else {}
+    axes = {"bottom": _TimeAxis("bottom"), "left": _LogAxis("left")} if log else {}
     item = pg.PlotItem(axisItems=axes)
     item.setTitle(title, size="10pt")
     item.setLabel("bottom", xlabel)
