@@ -21,6 +21,8 @@ EXTREME = [
     ("export stability one digit one reference",
      "export stability --digits 0 --references 1 --amplitudes 0.5,1,2", ".csv"),
     ("gram images times 1e300", "gram --model M3 --mode ntk --images {F[huge.npy]}", ".npy"),
+    ("stability NTK columns of an exp architecture",
+     "stability --model M4 --digits 1 --amplitudes 0.1,0.2 --references 1", ".csv"),
     ("kernel bias at the top of the range", "kernel --name nngp --depth 50 --bias 100 --grid 11", ".csv"),
 ]
 
