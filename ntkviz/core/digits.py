@@ -277,11 +277,11 @@ def load_user_image(path, decode=None, size: int = DIGIT_SIZE) -> tuple[np.ndarr
     Returns ``(image (size, size) in [0, 1], note)``.
     """
     p = Path(path)
+    _check_readable(p)
     suffix = p.suffix.lower()
     if suffix not in USER_IMAGE_SUFFIXES:
         raise ValueError(f"{p}: file type {suffix or '(none)'} is not supported; use one of "
                          f"{', '.join(USER_IMAGE_SUFFIXES)}")
-    _check_readable(p)
     alpha = None
     if suffix == ".npy":
         try:
