@@ -30,7 +30,7 @@ def test_stability_csv_is_the_request(tmp_path, capsys):
     digits = (int(digit_indices(0)[1]), int(digit_indices(1)[1]))
     request = StabilityRequest(family="translation", digits=digits, amplitudes=(0.05, 0.5), seeds=(0,),
                                architecture=PRESETS["M3"], reference_per_class=1)
-    header, expected = request.run().to_csv_rows()
+    header, expected = request().to_csv_rows()
     np.testing.assert_array_equal(values, np.array(expected, dtype=float))
 
 
