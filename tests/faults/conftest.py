@@ -26,6 +26,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     save("digit.npy", images[0])
     save("stack4.npy", np.repeat(images[:1], 4, axis=0))
     save("nan.npy", np.where(images > 0.5, np.nan, images))
+    save("nan_image.npy", np.where(images[0] > 0.5, np.inf, images[0]))
     save("huge.npy", images * 1e300)
     save("zero.npy", np.zeros((28, 28)))
     save("one_pixel.npy", np.ones((1, 1)))

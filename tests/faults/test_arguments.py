@@ -105,7 +105,7 @@ REFUSED = [
     ("gram single image", f"{G} --images {{F[digit.npy]}} --out {{npy}}", "digit.npy", None),
     ("export deform missing image", f"{ED} --image {{F[missing.npy]}} --out {{csv}}", "missing.npy", None),
     ("export deform pickle image", f"{ED} --image {{F[pickle.npy]}} --out {{csv}}", "pickle.npy", None),
-    ("export deform NaN image", f"{ED} --image {{F[nan.npy]}} --out {{csv}}", "nan.npy", None),
+    ("export deform inf image", f"{ED} --image {{F[nan_image.npy]}} --out {{csv}}", "nan_image.npy", None),
     ("stability model bad JSON", f"{ST} --model {{F[bad.json]}} --out {{csv}}", "bad.json", None),
     ("stability model foreign JSON", f"{ST} --model {{F[foreign.json]}} --out {{csv}}", "foreign.json", None),
     ("stability model missing", f"{ST} --model {{F[missing.npy]}}.json --out {{csv}}", "missing", None),
