@@ -69,6 +69,15 @@ def test_scrubbing_shows_the_recorded_frame(qtbot, panel):
     assert panel.model.params.frame == 8
 
 
+def test_time_cursor_marks_the_frame_and_hides_at_t0(qtbot, panel):
+    data = computed(qtbot, panel, SMALL)
+    panel.model.update(frame=0)
+    assert data.frame(0, 0).time == 0 and not panel.views[0].cursor.isVisible()
+    panel.model.update(frame=9)
+    cursor = panel.views[0].cursor
+    assert cursor.isVisible() and cursor.value() == pytest.approx(np.log10(data.frame(0, 9).time))
+
+
 def test_changing_alpha_while_playing_restarts_without_stale_frames(qtbot, panel):
     computed(qtbot, panel, {**SMALL, "autoplay": True, "steps": 3000, "frames": 80})
     panel.show_frame(0)

@@ -59,7 +59,7 @@ class _TimeAxis(_LogAxis):
     per decade): a run's time axis spans 3–6 decades, and pyqtgraph's every-other-decade
     labels left only two on a narrow plot."""
 
-    min_decade_px = 38.0
+    min_decade_px = 30.0
 
     def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
         levels = super().tickSpacing(minVal, maxVal, size)
@@ -326,12 +326,15 @@ class RunView:
         x = self.result.setup.grid_angles
         for key in ("net", "linear", "kernel", "ntk"):
             self.curves[key].setData(x, getattr(f, key))
+        # t = 0 (the initialisation) has no place on the log time axis: no cursor then
+        self.cursor.setVisible(f.time > 0)
         if f.time > 0:
             self.cursor.setValue(np.log10(f.time))
         return f
 
     def clear(self) -> None:
         self.result = None
+        self.cursor.setVisible(False)
         for item in (*self.paths.values(), *self.dots.values(), *self.curves.values(),
                      *self.teacher.values(), self.train_points, self.rays):
             item.setData([], [])
