@@ -294,6 +294,17 @@ def test_svg_export_has_no_scale_factor(qtbot, spectrum_panel, tmp_path):
         assert "x1e" not in text and "x0.001" not in text
 
 
+def test_grid_stacks_under_the_curves_in_every_plot(qtbot, dispatcher):
+    """The SVG exporter writes items in z order: axes (which draw the grid) must sit
+    below the view box holding the curves."""
+    for cls in (QtKernelCurvesPanel, QtSpectrumPanel):
+        panel = cls(dispatcher)
+        qtbot.addWidget(panel)
+        for item in panel.plot_items().values():
+            for name in ("left", "bottom"):
+                assert item.getAxis(name).zValue() < item.getViewBox().zValue()
+
+
 def test_values_table_is_scientific_full_precision_right_aligned(qtbot, spectrum_panel):
     panel = spectrum_panel
     set_params(qtbot, panel, dim=20, kmax=10)

@@ -92,7 +92,9 @@ def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y
         axis.setTickPen(old[name].tickPen())
         axis.setTextPen(old[name].textPen())
         axis.setPen(old[name].pen())
-        axis.setZValue(old[name].zValue())
+        # under the view box (z −100), so grid lines stay under the curves in SVG too
+        # (the SVG exporter stacks by z value)
+        axis.setZValue(min(old[name].zValue(), item.getViewBox().zValue() - 1))
         axis.setGrid(old[name].grid)
         axis.setLabel(old[name].labelText)
         axis.setLogMode(log_x if name == "bottom" else (log_y or log_y_values))
