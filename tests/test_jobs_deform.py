@@ -13,7 +13,7 @@ import pytest
 from ntkviz.core.cntk import PRESETS, image_norms, rel_distances
 from ntkviz.core.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
 from ntkviz.core.digits import digit_image, load_digits
-from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, STABILITY_DEFAULTS, ContextRequest, DeformRequest,
+from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, DeformRequest,
                          StabilityRequest, prepare_user_image)
 
 M1 = PRESETS["M1"]
@@ -35,7 +35,7 @@ def test_user_image_block_replicated_resamples_back(digit):
     big = np.kron(digit, np.ones((3, 3))) * 255.0  # 84x84 grey levels 0..255
     image, note = prepare_user_image(big)
     np.testing.assert_allclose(image, digit, rtol=0, atol=1e-12)
-    assert "84x84" in note and "[0, 1]" in note
+    assert "84×84" in note and "[0, 1]" in note and "downsampled" in note
 
 
 def test_user_image_dark_on_light_is_inverted(digit):
@@ -65,7 +65,8 @@ def test_user_image_colour_channels_are_averaged(digit):
     (np.full((28, 28), np.nan), "NaN"),
     (np.zeros(28), "shape"),
     (np.zeros((2, 28, 28, 1)), "shape"),
-    (-np.ones((28, 28)), "non-negative"),
+    (-np.ones((28, 28)), ">= 0"),
+    (np.zeros((28, 28)), "blank"),
 ])
 def test_user_image_errors_name_the_problem(bad, words):
     with pytest.raises(ValueError, match=words):
@@ -190,18 +191,18 @@ def test_context_matches_direct_distances():
 def test_context_is_cached_and_reports_progress():
     x = digit_image(7, 3)
     req = ContextRequest(x, 7, M1, per_class=2)
-    items = list(req())
+    items = list(req.iterate())
     assert items[-1].result is not None and items[-1].fraction == 1.0
     fractions = [it.fraction for it in items]
     assert fractions == sorted(fractions) and len(items) > 1
-    again = list(ContextRequest(x.copy(), 7, M1, per_class=2)())
+    again = list(ContextRequest(x.copy(), 7, M1, per_class=2).iterate())
     assert len(again) == 1 and again[0].result is items[-1].result
 
 
 def test_context_cancelled_early_caches_nothing():
     x = digit_image(8, 2)
     req = ContextRequest(x, 8, M1, per_class=2)
-    gen = req()
+    gen = req.iterate()
     next(gen)
     gen.close()
     assert req.cached() is None
@@ -216,47 +217,50 @@ def test_context_without_label_counts_every_digit_as_other():
 
 
 # --------------------------------------------------------------------------- StabilityRequest
-def test_stability_from_state_defaults():
-    req = StabilityRequest.from_state({})
-    assert req.family == STABILITY_DEFAULTS["family"]
-    assert req.digits == tuple(STABILITY_DEFAULTS["digits"])
-    assert len(req.amplitudes) == STABILITY_DEFAULTS["amplitude_count"]
-    np.testing.assert_allclose(req.amplitudes[0], STABILITY_DEFAULTS["amplitude_min"])
-    np.testing.assert_allclose(req.amplitudes[-1], STABILITY_DEFAULTS["amplitude_max"])
+def test_stability_model_defaults_build_the_request():
+    from ntkviz.models.stability import StabilityModel
+
+    req = StabilityModel().request()
+    assert req.family == "smooth" and req.digits == (0, 100, 200, 300, 400)
+    np.testing.assert_allclose(req.amplitudes, np.geomspace(0.01, 3.0, 6), rtol=1e-14)
+    assert req.amplitudes[0] == 0.01 and req.amplitudes[-1] == 3.0
     assert req.seeds == (0,)
     assert req.architecture == M1
     labels = load_digits()[1][list(req.digits)]
     assert list(labels) == [0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("state, words", [
-    ({"family": "warp"}, "family"),
-    ({"digits": "1, x"}, "digits"),
-    ({"digits": [100000]}, "digits"),
-    ({"amplitude_min": 2.0, "amplitude_max": 1.0}, "amplitude_min"),
-    ({"amplitude_min": 0.0}, "amplitude_min"),
-    ({"seeds": 0}, "seeds"),
-    ({"architecture": "M9"}, "architecture"),
-])
-def test_stability_state_errors_name_the_field(state, words):
-    with pytest.raises(ValueError, match=words):
-        StabilityRequest.from_state(state)
-
-
 def test_stability_request_runs_the_core_sweep():
     from ntkviz.core.stability import stability_sweep
+    from ntkviz.models.stability import StabilityModel
 
     state = {"digits": [0, 100], "amplitude_min": 0.1, "amplitude_max": 1.0,
-             "amplitude_count": 2, "seeds": 1, "reference_per_class": 1}
-    req = StabilityRequest.from_state(state)
-    items = list(req())
+             "amplitude_count": 2, "seeds": 1, "reference_per_class": 2}
+    req = StabilityModel.build_request(StabilityModel.parse(state))
+    items = list(req.iterate())
     assert items[-1].fraction == pytest.approx(1.0)
     got = items[-1].result
+    assert req().to_csv_rows() == got.to_csv_rows()  # calling runs it to the end
     images, labels = load_digits()
-    refs, ref_labels = _reference_set(1)
+    refs, ref_labels = _reference_set(2)
     want = None
     for want in stability_sweep(images[[0, 100]] / 255.0, labels[[0, 100]].astype(int), M1,
                                 "smooth", np.array(req.amplitudes), (0,),
                                 reference_images=refs, reference_labels=ref_labels):
         pass
     assert got.to_csv_rows() == want.result.to_csv_rows()
+    assert all(math.isfinite(v) for row in got.to_csv_rows()[1] for v in row)
+
+
+def test_context_from_a_zero_digit_is_infinite_never_nan():
+    zero = np.zeros((28, 28))
+    resp = DeformRequest(zero, Deformation(translate_x=1.0), M1)()
+    assert resp.identical and resp.ckn_distance == 0.0  # zero moved is zero
+    result = ContextRequest(zero, None, M1, per_class=1)()
+    for m in ("ckn", "ntk", "pixel"):
+        assert result.levels[m]["mean_other"] == math.inf
+        assert result.levels[m]["nearest_other"] == math.inf
+    header, rows = resp.csv_table("context")
+    values = [r[2] for r in rows]
+    assert not any(math.isnan(v) for v in values)
+    assert {r[0] for r in rows} == {"deformation", "nearest_other", "mean_other"}  # no label
