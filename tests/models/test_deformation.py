@@ -67,7 +67,7 @@ def test_custom_layers_are_checked_on_the_28_pixel_digit():
     p = DeformationParams()  # M1: sizes as the core computes them
     from ntkviz.core.cntk import PRESETS
 
-    want = [(a[0][0], c[0]) for a, _, c in PRESETS["M1"].layer_sizes(28, 28)]
+    want = [(a[0], c[0]) for a, _, c in PRESETS["M1"].layer_sizes(28, 28)]
     assert map_sizes(p) == want
 
 
