@@ -183,8 +183,8 @@ class TrainingModel(ParamModel):
             "alpha_1e3": {**one, "alpha": 1e3},
             "side_by_side_extremes": {"alpha": 1e-3, "alpha2": 1e3, "lr": 4e-4, "steps": 40000,
                                       "autoplay": False},
-            "wide_many_samples": {**one, "alpha": 1.0, "width": 2000, "samples": 200,
-                                  "steps": 2000, "lr": 0.002},
+            "wide_many_samples": {**one, "alpha": 1.0, "width": 1000, "samples": 200,
+                                  "steps": 1000, "lr": 0.002},
             "high_dim_first_frame": {**one, "alpha": 1.0, "dim": 100, "frame": 0},
             "all_metrics": {"autoplay": False, "metrics": list(METRICS)},
         }

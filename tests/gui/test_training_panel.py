@@ -120,6 +120,11 @@ def test_export_files(qtbot, panel, tmp_path):
     png = export_plot(panel.plot_items()["figure"], tmp_path / "f.png", width=800)
     assert png.stat().st_size > 10000
     assert "<svg" in svg_string(panel.plot_items()["neurons"])
+    svg = svg_string(panel.plot_items()["metrics"])
+    # the SVG stacks like the screen: axes (with their grid lines) before the curves' view box
+    assert svg.index('id="_TimeAxis') < svg.index('id="ViewBox')
+    assert svg.index('id="_LogAxis') < svg.index('id="ViewBox')
+    assert "(x0" not in svg and "(x1" not in svg  # no SI scale factor
     header, rows = panel.csv_table("metrics")
     write_csv_table(tmp_path / "m.csv", header, rows)
     assert len(rows) == sum(len(r.frames) for r in panel._data.runs)

@@ -81,9 +81,10 @@ def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.Plo
     for name in ("bottom", "left"):
         axis = item.getAxis(name)
         axis.enableAutoSIPrefix(False)  # never a "(x0.001)" scale factor: ticks are true values
-        # the grid lines are the axes' (opaque) drawing: under the curves, or the dense minor
-        # lines of a log axis cut every curve into dots and dashes on screen
-        axis.setZValue(-1)
+        # the grid lines are the axes' (opaque) drawing: under the view box and its curves
+        # (screen and SVG stacking), or the dense minor lines of a log axis cut every curve
+        # into dots and dashes
+        axis.setZValue(item.getViewBox().zValue() - 1)
     # axes, labels and title are static while a run plays: paint them from a cache
     _static(item.titleLabel, item.getAxis("bottom"), item.getAxis("left"))
     return item
