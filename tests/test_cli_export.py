@@ -33,7 +33,8 @@ def test_kernel_csv_matches_model_request_and_imports_no_qt(tmp_path):
     out = tmp_path / "k.csv"
     code = ("import sys; from ntkviz.cli import main\n"
             f"rc = main(['export', 'kernel', '--kernels', 'ntk,nngp', '--depth', '3', '--depths',"
-            f" '5', '--points', '21', '--derivative', '--bias', '0.12345', '--out', {str(out)!r}])\n"
+            f" '5', '--points', '21', '--derivative', '--bias', '0.12345',"
+            f" '--out', {str(out)!r}])\n"
             "assert rc == 0, rc\n"
             "assert not [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]\n")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=180)
@@ -105,7 +106,8 @@ def test_kernel_png_and_spectrum_svg(tmp_path):
     (["export", "kernel", "--out", "x.txt"], "--out must end in"),
     (["export", "spectrum", "--dim", "1", "--out", "x.csv"], "--dim: dim must be in [2, 1000]"),
     (["export", "spectrum", "--kmax", "0", "--out", "x.csv"], "--kmax: kmax must be in [1, 2000]"),
-    (["export", "spectrum", "--bias", "2.5e2", "--out", "x.csv"], "--bias: bias must be in [0, 100]"),
+    (["export", "spectrum", "--bias", "2.5e2", "--out", "x.csv"],
+     "--bias: bias must be in [0, 100]"),
     (["export", "kernel", "--kernels", "rbf", "--out", "x.csv"], "kernels must be among"),
     (["export", "kernel", "--kernels", "ntk,ntk", "--out", "x.csv"], "must not repeat a name"),
     (["export", "kernel", "--kernels", "ntk,,nngp", "--out", "x.csv"], "single commas"),

@@ -241,6 +241,20 @@ def test_guides_and_slope_toggle_without_computing(qtbot, spectrum_panel):
     assert panel.dispatcher.latest_id("spectrum") == before
 
 
+def test_hover_reads_the_value_not_its_log(qtbot, spectrum_panel):
+    panel = spectrum_panel
+    s = next(s for s in panel.response.series if s.label.startswith("NTK"))
+    item = curves(panel.plot)[s.label]
+    vb = panel.plot.getPlotItem().getViewBox()
+    k = 4
+    i = int(np.flatnonzero(item.xData == k)[0])
+    scene = vb.mapViewToScene(QtCore.QPointF(np.log10(k), item.yData[i]))
+    panel._hovers[0]._on_moved((scene,))
+    text = panel.hover.text()
+    value = float(text.split("μ = ")[1])
+    assert f"k = {k}" in text and value == pytest.approx(float(s.mu[k]), rel=1e-9)
+
+
 def test_burst_on_dimension_ends_with_last(qtbot, spectrum_panel):
     panel = spectrum_panel
     for p in range(2, 52):

@@ -169,24 +169,33 @@ def legend_below(plot) -> pg.LegendItem:
     return legend
 
 
+class _FromLog10(float):
+    """A log10 value that formats as the value itself (``format(v, ".10g")`` gives
+    e.g. ``3.664634690e-400``), or as an exact zero."""
+
+    exact_zero = False
+
+    def __format__(self, spec: str) -> str:
+        return "0 (exact)" if self.exact_zero else sci(log10=float(self))
+
+
 class Log10Hover(CurveHover):
     """Hover read-out of curves whose y data are log10 of the values: shows the value
-    (``sci`` from its log10), or 0 for the exact-zero markers (names containing
-    ``zero_tag``)."""
+    (:func:`sci` of its log10), or 0 for the exact-zero markers (curve names
+    containing ``zero_tag``)."""
 
     def __init__(self, *args, zero_tag: str = "= 0 exactly", **kwargs):
         super().__init__(*args, **kwargs)
         self.zero_tag = zero_tag
 
-    def _on_moved(self, event) -> None:
-        hit = self.nearest(event[0])
+    def nearest(self, scene_pos):
+        hit = super().nearest(scene_pos)
         if hit is None:
-            self.marker.setData([], [])
-            return
+            return None
         name, x, y, vx, vy = hit
-        self.marker.setData([vx], [vy])
-        value = "0 (exact)" if self.zero_tag in name else sci(log10=float(y))
-        self.readout.setText(f"{name}:  {self.xname} = {x:.8g},  {self.yname} = {value}")
+        value = _FromLog10(y)
+        value.exact_zero = self.zero_tag in name
+        return name, x, value, vx, vy
 
 
 def finite_or_nan(y) -> np.ndarray:

@@ -4,10 +4,10 @@
 (check boxes κ0, κ1, NTK, NNGP, the activation, depth, extra depths, bias and
 normalisation). It holds no parameters: an edit is emitted as ``edited({field:
 value})`` for the panel to write into its model (:func:`write_through`), and
-:meth:`KernelChooser.sync` shows the model's values. :class:`ExactFloat` is a
-slider over the usual range beside a spin box over the whole allowed range, so
-a value like β = 0.12345 or 40 is shown as it is, never rounded or clamped to
-the slider.
+:meth:`KernelChooser.sync` shows the model's values. :class:`KernelChoicePanel`
+is the base of both panels. :class:`ExactFloat` is a slider over the usual range
+beside a spin box over the whole allowed range, so a value like β = 0.12345 or 40
+is shown as it is, never rounded or clamped to the slider.
 """
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
 from ntkviz import limits
-from ntkviz.gui.widgets import LabeledSlider
-from ntkviz.models.kernel_curves import parse_int_list
+from ntkviz.gui.panels._base import QtPanel
+from ntkviz.gui.widgets import LabeledSlider, html_maths
+from ntkviz.models.kernel_curves import CHOICE_FIELDS, parse_int_list
 
-__all__ = ["KernelChooser", "ExactFloat", "FAMILIES", "write_through", "set_checked",
-           "set_slider"]
+__all__ = ["KernelChooser", "KernelChoicePanel", "ExactFloat", "FAMILIES", "write_through",
+           "set_checked", "set_slider", "log_int_slider", "scroll_column"]
 
 #: (name, check-box text, tooltip with the formula)
 FAMILIES = (
@@ -37,6 +38,29 @@ FAMILIES = (
 
 #: the slider of the bias covers [0, BIAS_SLIDER_MAX]; the spin box the whole range
 BIAS_SLIDER_MAX = 2.0
+
+
+def log_int_slider(label: str, bounds: tuple, value: int, tooltip: str,
+                   steps: int = 300) -> LabeledSlider:
+    """An integer slider with logarithmic steps over ``bounds``, the range in its tooltip."""
+    lo, hi = bounds
+    return LabeledSlider(label, lo, hi, value, mapping="log", integer=True, steps=steps,
+                         tooltip=f"{tooltip}, {lo}..{hi}")
+
+
+def scroll_column(*widgets) -> QtWidgets.QScrollArea:
+    """``widgets`` stacked in a vertically scrolling column as wide as they need."""
+    column = QtWidgets.QWidget()
+    lay = QtWidgets.QVBoxLayout(column)
+    for w in widgets:
+        lay.addWidget(w)
+    lay.addStretch(1)
+    scroll = QtWidgets.QScrollArea()
+    scroll.setWidget(column)
+    scroll.setWidgetResizable(True)
+    scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setMinimumWidth(column.sizeHint().width() + 24)
+    return scroll
 
 
 def write_through(panel, **changes) -> None:
@@ -65,47 +89,21 @@ def set_slider(slider: LabeledSlider, value) -> None:
         slider.blockSignals(False)
 
 
-class ExactFloat(QtWidgets.QWidget):
-    """A label, a slider over ``[minimum, slider_max]`` and a spin box over
-    ``[minimum, maximum]`` with ``decimals`` decimals; ``valueChanged(float)`` on
-    an edit. :meth:`show_value` displays a value without emitting (the slider stays
-    at its end for values beyond it)."""
-
-    valueChanged = Signal(float)
+class ExactFloat(LabeledSlider):
+    """A :class:`LabeledSlider` whose slider covers ``[minimum, slider_max]`` and whose
+    spin box (``decimals`` decimals) the whole ``[minimum, maximum]``: a value beyond the
+    slider is shown in the box with the slider at its end, never clamped to it."""
 
     def __init__(self, label: str, minimum: float, maximum: float, slider_max: float,
                  steps: int = 200, decimals: int = 6, tooltip: str = "", parent=None):
-        super().__init__(parent)
-        self.minimum, self.slider_max, self.steps = minimum, slider_max, steps
-        self.label = QtWidgets.QLabel(label)
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-        self.slider.setRange(0, steps)
-        self.spin = QtWidgets.QDoubleSpinBox()
-        self.spin.setDecimals(decimals)
+        self.exact_maximum = maximum
+        super().__init__(label, minimum, slider_max, minimum, mapping="float", steps=steps,
+                         decimals=decimals, tooltip=tooltip, parent=parent)
         self.spin.setRange(minimum, maximum)
-        self.spin.setSingleStep((slider_max - minimum) / steps)
-        self.spin.setKeyboardTracking(False)
-        self.spin.setMinimumWidth(self.spin.sizeHint().width())
-        for w in (self, self.label, self.slider, self.spin):
-            w.setToolTip(tooltip)
-        lay = QtWidgets.QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.label)
-        lay.addWidget(self.slider, 1)
-        lay.addWidget(self.spin)
-        self.slider.valueChanged.connect(self._on_slider)
-        self.spin.valueChanged.connect(self.valueChanged)
 
-    def _on_slider(self, pos: int) -> None:
-        self.valueChanged.emit(self.minimum + pos * (self.slider_max - self.minimum) / self.steps)
-
-    def show_value(self, value: float) -> None:
-        """Display ``value`` (no signal)."""
-        frac = (min(value, self.slider_max) - self.minimum) / (self.slider_max - self.minimum)
-        for w, v in ((self.spin, value), (self.slider, int(round(frac * self.steps)))):
-            w.blockSignals(True)
-            w.setValue(v)
-            w.blockSignals(False)
+    def _coerce(self, value: float):
+        return round(min(max(float(value), self.minimum), self.exact_maximum),
+                     self.spin.decimals())
 
 
 class _ActivationBox(QtWidgets.QComboBox):
@@ -228,10 +226,40 @@ class KernelChooser(QtWidgets.QGroupBox):
             shown = None
         if shown != params.extra_depths:
             self.extra.setText(text)
-        self.bias.show_value(params.bias)
+        set_slider(self.bias, params.bias)
         self.normalize.blockSignals(True)
         self.normalize.setCurrentIndex(1 if params.normalize else 0)
         self.normalize.blockSignals(False)
         has_deep = any(k in limits.DEEP_KERNELS for k in params.kernels)
         for w in (self.activation, self.depth, self.extra, self.bias):
             w.setEnabled(has_deep)
+
+
+class KernelChoicePanel(QtPanel):
+    """Base of the panels whose model holds a
+    :class:`~ntkviz.models.kernel_curves.KernelChoice`: the chooser writes through
+    the model, shows it and is completed once the numeric core is loaded."""
+
+    #: the help text (HTML with ``x^{…}``/``x_k`` maths, see :func:`html_maths`)
+    HELP = ""
+
+    def _add_chooser(self) -> KernelChooser:
+        self.kernels = KernelChooser()
+        self.kernels.edited.connect(lambda changes: write_through(self, **changes))
+        self.kernels.refused.connect(self._refused)
+        return self.kernels
+
+    def _refused(self, message: str) -> None:
+        self._report_error(message)
+        self.sync_widgets(frozenset({"extra_depths"}))
+
+    def sync_widgets(self, changed: frozenset) -> None:
+        if changed & set(CHOICE_FIELDS):
+            self.kernels.sync(self.model.params)
+
+    def build_request(self):
+        self.kernels.ensure_activations()
+        return super().build_request()
+
+    def help_html(self) -> str:
+        return html_maths(self.HELP)

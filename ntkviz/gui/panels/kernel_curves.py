@@ -10,13 +10,13 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
-from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._curve_plots import dash, finite_or_nan, log_plot
-from ntkviz.gui.panels._kernel_controls import (KernelChooser, set_checked, set_slider,
+from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider,
+                                                scroll_column, set_checked, set_slider,
                                                 write_through)
-from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, pen,
-                                set_item_name, set_label, set_title, settle)
-from ntkviz.models.kernel_curves import CHOICE_FIELDS, KernelCurvesModel
+from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, pen, set_item_name, set_label,
+                                set_title, settle)
+from ntkviz.models.kernel_curves import KernelCurvesModel
 
 __all__ = ["QtKernelCurvesPanel"]
 
@@ -25,7 +25,8 @@ HELP = """
 <p>Dot-product kernels on the unit sphere, as functions of the cosine
 u = ⟨x, x′⟩ ∈ [−1, 1] (Bietti &amp; Mairal 2019, §2–3):</p>
 <ul>
-<li>κ0(u) = (π − arccos u)/π and κ1(u) = (√(1 − u²) + u(π − arccos u))/π, the arc-cosine kernels;</li>
+<li>κ0(u) = (π − arccos u)/π and κ1(u) = (√(1 − u²) + u(π − arccos u))/π, the arc-cosine
+kernels;</li>
 <li>two-layer ReLU NTK: κ(u) = u κ0(u) + κ1(u), with κ(1) = 2;</li>
 <li>deep NTK/NNGP with L weight layers and bias variance β: Σ_0 = u + β, q_0 = 1 + β,
 Σ_k = k̂(Σ_{k−1}; q_{k−1}) + β, Θ_k = Σ_k + Θ_{k−1} k̂′(Σ_{k−1}; q_{k−1});
@@ -43,13 +44,14 @@ deviation over the samples; they converge to the limit as m → ∞ with fluctua
 """
 
 
-class QtKernelCurvesPanel(QtPanel):
+class QtKernelCurvesPanel(KernelChoicePanel):
     """κ(u) curves, near-one log–log view and finite-width overlay: the view of a
     :class:`~ntkviz.models.kernel_curves.KernelCurvesModel`."""
 
     key = "kernel"
     title = "Kernel curves"
     model_cls = KernelCurvesModel
+    HELP = HELP
 
     def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(dispatcher, parent, model)
@@ -57,26 +59,22 @@ class QtKernelCurvesPanel(QtPanel):
         self._labels: dict[str, tuple] = {"curves": (), "near_one": ()}
 
         # ---------------------------------------------------------- controls
-        self.kernels = KernelChooser()
+        self._add_chooser()
         self.derivative = QtWidgets.QCheckBox("derivative κ′(u)")
         self.derivative.setToolTip("plot dκ/du instead of κ(u); e.g. κ′ = 2κ0 + u/(π√(1−u²)) "
                                    "for the two-layer NTK, infinite at u = ±1")
         self.near_one = QtWidgets.QCheckBox("near u = 1 view (log–log in 1 − u)")
         self.near_one.setToolTip("plot 2κ(1) − 2κ(1 − ε) = ‖Φ(x) − Φ(y)‖² against ε = 1 − u on "
                                  "log–log axes with the ε^½ (Hölder) and ε (Lipschitz) guides")
-        lo, hi = limits.CURVE_POINTS_RANGE
-        self.points = LabeledSlider("grid points", lo, hi, 801, mapping="log", integer=True,
-                                    steps=400, tooltip=f"number of equally spaced u in [−1, 1] "
-                                    f"({lo}..{hi})")
+        self.points = log_int_slider("grid points", limits.CURVE_POINTS_RANGE, 801,
+                                     "number of equally spaced u in [−1, 1]", steps=400)
 
         self.overlay = QtWidgets.QGroupBox("finite-width overlay")
         self.overlay.setCheckable(True)
         self.overlay.setToolTip("empirical kernel of random networks of width m against the "
                                 "limit of the first NTK/NNGP curve (same depth, σ, β)")
-        lo, hi = limits.NET_WIDTH_RANGE
-        self.width_m = LabeledSlider("width m", lo, hi, 100, mapping="log", integer=True,
-                                     steps=400, tooltip=f"hidden-layer width m of the random "
-                                     f"networks, {lo}..{hi} (log scale)")
+        self.width_m = log_int_slider("width m", limits.NET_WIDTH_RANGE, 100,
+                                      "hidden-layer width m of the random networks", steps=400)
         self.seed = QtWidgets.QDoubleSpinBox()
         self.seed.setDecimals(0)
         self.seed.setRange(*limits.SEED_RANGE)
@@ -96,17 +94,8 @@ class QtKernelCurvesPanel(QtPanel):
                                               "ReLU, β = 0, paper normalisation)")
         self.at_one.setWordWrap(True)
 
-        controls = QtWidgets.QWidget()
-        cl = QtWidgets.QVBoxLayout(controls)
-        for w in (self.kernels, self.derivative, self.near_one, self.points, self.overlay,
-                  self.at_one):
-            cl.addWidget(w)
-        cl.addStretch(1)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(controls.sizeHint().width() + 24)
+        scroll = scroll_column(self.kernels, self.derivative, self.near_one, self.points,
+                               self.overlay, self.at_one)
 
         # ------------------------------------------------------------- plots
         self.plot = log_plot("Kernel curves κ(u)", "u = cos(x, x′)", "κ(u)")
@@ -132,8 +121,6 @@ class QtKernelCurvesPanel(QtPanel):
 
         self.sync_widgets(frozenset(self.model.to_session()))
         # every edit writes through the model (which validates and notifies the view)
-        self.kernels.edited.connect(lambda changes: write_through(self, **changes))
-        self.kernels.refused.connect(self._refused)
         self.derivative.toggled.connect(lambda v: write_through(self, derivative=v))
         self.near_one.toggled.connect(lambda v: write_through(self, near_one=v))
         self.overlay.toggled.connect(lambda v: write_through(self, overlay=v))
@@ -143,14 +130,9 @@ class QtKernelCurvesPanel(QtPanel):
         self.samples.valueChanged.connect(lambda v: write_through(self, n_samples=int(v)))
 
     # ------------------------------------------------------------- the model
-    def _refused(self, message: str) -> None:
-        self._report_error(message)
-        self.sync_widgets(frozenset({"extra_depths"}))
-
     def sync_widgets(self, changed: frozenset) -> None:
+        super().sync_widgets(changed)
         p = self.model.params
-        if changed & set(CHOICE_FIELDS):
-            self.kernels.sync(p)
         set_checked(self.derivative, p.derivative)
         set_checked(self.near_one, p.near_one)
         set_checked(self.overlay, p.overlay)
@@ -161,10 +143,6 @@ class QtKernelCurvesPanel(QtPanel):
             self.seed.blockSignals(True)
             self.seed.setValue(p.seed)
             self.seed.blockSignals(False)
-
-    def build_request(self):
-        self.kernels.ensure_activations()
-        return super().build_request()
 
     # --------------------------------------------------------------- drawing
     def _sync(self, view: str, plot: pg.PlotWidget, labels: tuple) -> list:
@@ -235,13 +213,8 @@ class QtKernelCurvesPanel(QtPanel):
     def plot_items(self) -> dict:
         return {"curves": self.plot.getPlotItem(), "near_one": self.plot_near.getPlotItem()}
 
-    def help_html(self) -> str:
-        return html_maths(HELP)
-
 
 if __name__ == "__main__":
-    import sys
-
     from ntkviz.gui.app import run_standalone
 
-    sys.exit(run_standalone(QtKernelCurvesPanel))
+    raise SystemExit(run_standalone(QtKernelCurvesPanel))

@@ -11,13 +11,10 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
-from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._curve_plots import Log10Hover, dash, log_plot, sci
-from ntkviz.gui.panels._kernel_controls import (KernelChooser, set_checked, set_slider,
-                                                write_through)
-from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, html_maths, pen, set_item_name, set_label,
-                                set_title, settle)
-from ntkviz.models.kernel_curves import CHOICE_FIELDS
+from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
+                                                set_checked, set_slider, write_through)
+from ntkviz.gui.widgets import CurveHover, Readout, pen, set_item_name, set_label, set_title, settle
 from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE, SpectrumModel
 
 __all__ = ["QtSpectrumPanel"]
@@ -37,9 +34,10 @@ for κ1, μ_k ~ p C(p) k^{−p−2}; κ0 vanishes at even k ≥ 2. Deep kernels 
 exact zeros and decay like their two-layer counterparts. At high p the asymptotic rate
 appears only at large k (p = 10: μ_60 · 60^p / C(p) ≈ 0.53).</p>
 <p><b>Display.</b> The plot draws log10 μ_k, so eigenvalues below the smallest
-floating-point number (10^{−308}) are still drawn. Exact zeros cannot sit on a log axis: they are
-drawn as triangles on the bottom of the plot. Points whose error estimate exceeds 1% of |μ_k| (or that are ≤ 0 or not
-finite without being exact zeros) are marked with red crosses. k = 0 is not on a log axis:
+floating-point number (10^{−308}) are still drawn. Exact zeros cannot sit on a log axis: they
+are drawn as triangles on the bottom of the plot. Points whose error estimate exceeds 1% of
+|μ_k|, that are ≤ 0 or not finite without being exact zeros, or that the computation does not
+vouch for, are marked with red crosses (“not trustworthy”). k = 0 is not on a log axis:
 μ_0 is in the read-out and the table. The local slope is
 log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at k + 1 (pairs of equal parity), to compare with the
 guide exponents −p and −p − 2.</p>
@@ -89,7 +87,8 @@ class _TableModel(QtCore.QAbstractTableModel):
             return int(_RIGHT.value)
         return None
 
-    def headerData(self, section, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation,  # noqa: N802 - Qt API
+                   role=QtCore.Qt.ItemDataRole.DisplayRole):
         if role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == QtCore.Qt.Orientation.Horizontal:
@@ -125,13 +124,14 @@ def untrusted(series) -> np.ndarray:
     return bad & ~np.asarray(series.zero, dtype=bool) & (series.k >= 1)
 
 
-class QtSpectrumPanel(QtPanel):
+class QtSpectrumPanel(KernelChoicePanel):
     """μ_k against k (log–log), local slopes, values table: the view of a
     :class:`~ntkviz.models.spectrum.SpectrumModel`."""
 
     key = "spectrum"
     title = "Eigenvalue decay"
     model_cls = SpectrumModel
+    HELP = HELP
 
     def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(dispatcher, parent, model)
@@ -139,14 +139,11 @@ class QtSpectrumPanel(QtPanel):
         self._used: set = set()
         self._table_stale = True
 
-        self.kernels = KernelChooser()
-        lo, hi = limits.DIM_RANGE
-        self.dim = LabeledSlider("dimension p", lo, hi, 3, mapping="log", integer=True,
-                                 steps=300, tooltip=f"input dimension p, {lo}..{hi}: the sphere "
-                                 "S^{p−1} ⊂ R^p")
-        lo, hi = SPECTRUM_KMAX_RANGE
-        self.kmax = LabeledSlider("k max", lo, hi, 100, mapping="log", integer=True, steps=300,
-                                  tooltip=f"largest degree k of the spherical harmonics, {lo}..{hi}")
+        self._add_chooser()
+        self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3,
+                                  "input dimension p (the sphere S^{p−1} ⊂ R^p)")
+        self.kmax = log_int_slider("k max", SPECTRUM_KMAX_RANGE, 100,
+                                   "largest degree k of the spherical harmonics")
         self.weighted = QtWidgets.QCheckBox("weight by multiplicity: N(p, k) μ_k")
         self.weighted.setToolTip("N(p, k) μ_k is degree k's share of κ(1) (Σ_k N(p, k) μ_k = κ(1))")
         self.guides = QtWidgets.QCheckBox("guide lines C k^exponent")
@@ -159,17 +156,8 @@ class QtSpectrumPanel(QtPanel):
         self.counts = Readout("", tooltip="exact zeros and points whose error estimate exceeds 1%")
         self.counts.setWordWrap(True)
 
-        controls = QtWidgets.QWidget()
-        cl = QtWidgets.QVBoxLayout(controls)
-        for w in (self.kernels, self.dim, self.kmax, self.weighted, self.guides, self.slope,
-                  self.mu0, self.counts):
-            cl.addWidget(w)
-        cl.addStretch(1)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(controls.sizeHint().width() + 24)
+        scroll = scroll_column(self.kernels, self.dim, self.kmax, self.weighted, self.guides,
+                               self.slope, self.mu0, self.counts)
 
         self.plot = log_plot("Mercer eigenvalues", "degree k", "μ<sub>k</sub>", log_x=True,
                              log_y_values=True)
@@ -206,8 +194,6 @@ class QtSpectrumPanel(QtPanel):
         lay.addWidget(self.right, 1)
 
         self.sync_widgets(frozenset(self.model.to_session()))
-        self.kernels.edited.connect(lambda changes: write_through(self, **changes))
-        self.kernels.refused.connect(self._refused)
         self.dim.valueChanged.connect(lambda v: write_through(self, dim=int(v)))
         self.kmax.valueChanged.connect(lambda v: write_through(self, kmax=int(v)))
         for name in ("weighted", "guides", "slope"):
@@ -215,22 +201,13 @@ class QtSpectrumPanel(QtPanel):
                 lambda v, name=name: write_through(self, **{name: v}))
 
     # ------------------------------------------------------------- the model
-    def _refused(self, message: str) -> None:
-        self._report_error(message)
-        self.sync_widgets(frozenset({"extra_depths"}))
-
     def sync_widgets(self, changed: frozenset) -> None:
+        super().sync_widgets(changed)
         p = self.model.params
-        if changed & set(CHOICE_FIELDS):
-            self.kernels.sync(p)
         set_slider(self.dim, p.dim)
         set_slider(self.kmax, p.kmax)
         for name in ("weighted", "guides", "slope"):
             set_checked(getattr(self, name), getattr(p, name))
-
-    def build_request(self):
-        self.kernels.ensure_activations()
-        return super().build_request()
 
     # --------------------------------------------------------------- drawing
     def _item(self, plot, key: tuple, make, style=None, name: str | None = None,
@@ -360,13 +337,8 @@ class QtSpectrumPanel(QtPanel):
     def plot_items(self) -> dict:
         return {"spectrum": self.plot.getPlotItem(), "slope": self.plot_slope.getPlotItem()}
 
-    def help_html(self) -> str:
-        return html_maths(HELP)
-
 
 if __name__ == "__main__":
-    import sys
-
     from ntkviz.gui.app import run_standalone
 
-    sys.exit(run_standalone(QtSpectrumPanel))
+    raise SystemExit(run_standalone(QtSpectrumPanel))
