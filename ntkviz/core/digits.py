@@ -199,7 +199,7 @@ def prepare_user_image(arr, name: str = "image", size: int = DIGIT_SIZE,
     if h * w > MAX_USER_PIXELS:
         raise ValueError(f"{name}: {_size(h, w)} pixels is too large; at most "
                          f"{MAX_USER_PIXELS:,} pixels in all (e.g. 8000×5000)")
-    img = _check_values(a, name)
+    img = _check_values(a, f"{name}: the image")
     notes = []
     if img.ndim == 3:
         img = img.mean(axis=2) if img.shape[2] > 1 else img[..., 0]
@@ -211,7 +211,7 @@ def prepare_user_image(arr, name: str = "image", size: int = DIGIT_SIZE,
         img = img / 255.0 if img.max() <= 255.0 else img / img.max()
         notes.append("rescaled to [0, 1]")
     if alpha is not None:
-        opacity = np.clip(_check_values(alpha, f"{name} alpha"), 0.0, 1.0)
+        opacity = np.clip(_check_values(alpha, f"{name}: the alpha channel"), 0.0, 1.0)
         if opacity.shape != img.shape:
             raise ValueError(f"{name}: alpha has shape {opacity.shape}, the image {img.shape}")
         if opacity.min() < 1.0:

@@ -1,5 +1,6 @@
-"""Deformation editor panel (offscreen, pytest-qt): sliders -> core values, drag,
-zero deformation, bad user images, architecture editor, context bars, sessions."""
+"""Deformation editor panel (offscreen, pytest-qt): a view of DeformationModel. Sliders
+and spin boxes -> model -> core values, drag, values beyond the sliders drawn exactly,
+zero deformation, user images, architecture editor, context bars, sessions, exports."""
 from __future__ import annotations
 
 import json
@@ -71,8 +72,8 @@ def test_starts_on_the_identity(panel):
 def test_moving_a_slider_shows_the_core_values(qtbot, panel):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.sliders["translate_x"].slider.setValue(170)  # the QSlider itself, as a drag does
-    value = panel.sliders["translate_x"].value()
-    assert value != 0
+    value = panel.model.params.translate_x
+    assert value == -6.0 + 12.0 * 170 / 240
     assert panel.deformation() == Deformation(translate_x=value)
     assert_shows(panel, panel.digit, Deformation(translate_x=value), PRESETS["M1"])
 
@@ -81,7 +82,7 @@ def test_spin_box_and_several_controls(qtbot, panel):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.sliders["rotation_deg"].spin.setValue(7.5)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.sliders["smooth_amplitude"].setValue(0.6)
+        panel.sliders["smooth_amplitude"].spin.setValue(0.6)
     d = Deformation(rotation_deg=7.5, smooth_amplitude=0.6)
     assert panel.deformation() == d
     assert_shows(panel, panel.digit, d, PRESETS["M1"])
@@ -97,7 +98,7 @@ def test_drag_of_100_events_ends_on_the_final_position(qtbot, qapp, panel):
         if i % 5 == 0:
             qapp.processEvents()  # events interleave with a real drag
     wait_latest(qtbot, panel)
-    final = panel.sliders["rotation_deg"].value()
+    final = panel.model.params.rotation_deg
     assert final == 45.0
     assert_shows(panel, panel.digit, Deformation(rotation_deg=final), PRESETS["M1"])
     assert drawn[-1] == panel.dispatcher.latest_id(panel.key)
@@ -106,10 +107,10 @@ def test_drag_of_100_events_ends_on_the_final_position(qtbot, qapp, panel):
 
 def test_reset_returns_to_zero_distance(qtbot, panel):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.sliders["translate_y"].setValue(2.0)
+        panel.sliders["translate_y"].spin.setValue(2.0)
     assert readout_value(panel, "pixel") != "0"
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.reset_button.click()
+        panel.deformation_controls.reset_button.click()
     assert panel.deformation() == Deformation()
     assert panel.response.ckn_distance == 0.0 and panel.response.ntk_distance == 0.0
     assert readout_value(panel, "ckn") == "0 (identical images)"
@@ -140,8 +141,9 @@ def test_bad_user_image_keeps_the_current_digit(qtbot, panel, tmp_path, content,
     with qtbot.waitSignal(panel.status, timeout=5000) as blocker:
         assert panel.load_user_image(path) is False
     assert words in blocker.args[0] and "current digit kept" in blocker.args[0]
+    assert "mine.npy: " in blocker.args[0]  # the file, then what is wrong
     np.testing.assert_array_equal(panel.digit, before)
-    assert panel.state()["digit"]["kind"] == "bundled"
+    assert not panel.model.params.is_user_image
 
 
 def test_unreadable_png_keeps_the_current_digit(qtbot, panel, tmp_path):
@@ -165,26 +167,27 @@ def test_png_of_any_size_is_loaded(qtbot, panel, tmp_path):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         assert panel.load_user_image(path) is True
     np.testing.assert_allclose(panel.digit, np.round(digit * 255) / 255, atol=1e-12)
-    assert panel.state()["digit"]["kind"] == "user"
+    assert panel.model.params.is_user_image and panel.model.params.user_name == "seven.png"
     np.testing.assert_array_equal(panel.images["original"].image, panel.digit)
+    assert "seven.png" in panel.digit_picker.source_label.text()
 
 
 def test_picking_a_bundled_digit(qtbot, panel):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.label_spin.setValue(4)
+        panel.digit_picker.label_spin.setValue(4)
     wait_latest(qtbot, panel)
     np.testing.assert_array_equal(panel.digit, digit_image(4, 0))
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.random_button.click()
-    src = panel.state()["digit"]
-    np.testing.assert_array_equal(panel.digit, digit_image(src["label"], src["index"]))
+        panel.digit_picker.random_button.click()
+    p = panel.model.params
+    np.testing.assert_array_equal(panel.images["original"].image, digit_image(p.label, p.index))
 
 
 def test_preset_change_recomputes(qtbot, panel):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.sliders["translate_x"].setValue(1.0)
+        panel.sliders["translate_x"].spin.setValue(1.0)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.preset_combo.setCurrentText("M2")
+        panel.architecture_editor.preset_combo.setCurrentText("M2")
     assert panel.architecture == PRESETS["M2"]
     assert_shows(panel, panel.digit, Deformation(translate_x=1.0), PRESETS["M2"])
 
@@ -192,20 +195,19 @@ def test_preset_change_recomputes(qtbot, panel):
 def test_invalid_architecture_is_refused_with_the_reason(qtbot, panel):
     messages = []
     panel.status.connect(messages.append)
-    table = panel.layer_table
-    table.add_layer()                      # M1 + (3, sub 2): 28 -> 13 -> 1 -> nothing
-    assert panel.architecture == PRESETS["M1"]
-    assert "Refused" in panel.arch_message.text()
-    assert "layer 3" in panel.arch_message.text() and "patch larger" in panel.arch_message.text()
+    editor = panel.architecture_editor
+    editor.add_layer_button.click()        # M1 + (3, sub 2): 28 -> 13 -> 1 -> nothing
+    assert panel.architecture == PRESETS["M1"] and panel.model.params.preset == "M1"
+    assert "Refused" in editor.message.text()
+    assert "layer 3: patch 3×3 is larger than its 1×1 input map" in editor.message.text()
     assert any("layer 3" in m for m in messages)
-    table.remove_layer()                   # back to a valid one
-    assert "Refused" not in panel.arch_message.text()
+    assert editor.layer_table.rowCount() == 2  # the table shows the model's layers again
 
 
 def test_layer_edit_makes_a_custom_architecture(qtbot, panel):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.layer_table.cellWidget(1, 1).setValue(4)  # second layer: subsampling 5 -> 4
-    assert panel.preset_combo.currentText() == "custom"
+        panel.architecture_editor.layer_table.cellWidget(1, 1).setValue(4)  # subsampling 5 -> 4
+    assert panel.architecture_editor.preset_combo.currentText() == "custom"
     assert panel.architecture.layers[1] == Layer(3, 4, "gaussian", "relu")
     assert panel.response.architecture == panel.architecture
 
@@ -219,7 +221,7 @@ def test_context_bars_show_the_context_job(qtbot, panel):
     want = ContextRequest(panel.digit, 0, PRESETS["M1"], per_class=2).run()
     got = panel.context_result()
     assert got.levels == want.levels
-    heights = panel.context_bars["mean_same"].opts["height"]
+    heights = panel.context.bars["mean_same"].opts["height"]
     np.testing.assert_array_equal(heights, [want.levels[m]["mean_same"] for m in ("ckn", "ntk", "pixel")])
     header, rows = panel.csv_table("context")
     assert header == ["category", "map", "relative_distance"]
@@ -230,12 +232,12 @@ def test_session_round_trip(qtbot, panel, dispatcher):
     from ntkviz.gui.panels.deformation import QtDeformationPanel
 
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.set_bundled_digit(6, 3)
+        panel.model.update(label=6, index=3)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.set_deformation(Deformation(translate_x=0.5, smooth_amplitude=1.0, smooth_seed=7,
-                                          infimnist_alpha=0.5, infimnist_seed=3))
+        panel.model.update(translate_x=0.5, smooth_amplitude=1.0, smooth_seed=7,
+                           infimnist_alpha=0.5, infimnist_seed=3)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.preset_combo.setCurrentText("M3")
+        panel.architecture_editor.preset_combo.setCurrentText("M3")
     state = json.loads(json.dumps(panel.state()))
     other = QtDeformationPanel(dispatcher)
     other.context_per_class = 2
@@ -253,7 +255,7 @@ def test_exports(qtbot, panel, tmp_path):
     from ntkviz.gui.export import export_plot
 
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
-        panel.sliders["translate_x"].setValue(1.0)
+        panel.sliders["translate_x"].spin.setValue(1.0)
     header, rows = panel.csv_table("deformed")
     assert header == ["row", "col", "value"] and len(rows) == 28 * 28
     np.testing.assert_array_equal(np.array([r[2] for r in rows]).reshape(28, 28),
@@ -318,5 +320,81 @@ def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher):
     qtbot.waitUntil(lambda: not dispatcher.is_busy(p.context_key), timeout=TIMEOUT)
     assert p.context_result() is None and "stopped" in p.context_plot.titleLabel.text
     with qtbot.waitSignal(p.context_computed, timeout=TIMEOUT):
-        p.sliders["translate_x"].setValue(0.5)
+        p.sliders["translate_x"].spin.setValue(0.5)
     assert p.context_result() is not None
+
+
+def test_values_beyond_the_sliders_are_drawn_exactly(qtbot, panel):
+    """13.9: the model's range is the one truth; a slider never clamps what is drawn."""
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.model.update(rotation_deg=90.0, translate_x=100.0, scale=3.0, shear=5.0)
+    wait_latest(qtbot, panel)
+    d = Deformation(rotation_deg=90.0, translate_x=100.0, scale=3.0, shear=5.0)
+    assert panel.response.deformation == d
+    np.testing.assert_array_equal(panel.images["deformed"].image, deform_image(panel.digit, d)[0])
+    controls = panel.sliders
+    assert controls["rotation_deg"].spin.value() == 90.0
+    assert controls["rotation_deg"].slider.value() == controls["rotation_deg"].slider.maximum()
+    assert controls["translate_x"].spin.value() == 100.0 and controls["shear"].spin.value() == 5.0
+
+
+def test_image_exports_are_image_shaped_and_clip_nothing(qtbot, panel, tmp_path):
+    """A.6: one image view is about as tall as wide, its colour-bar labels inside."""
+    from PySide6 import QtGui
+
+    from ntkviz.gui.export import export_plot
+
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.model.update(translate_x=1.5)
+    for view in ("original", "difference", "displacement"):
+        for width in (None, 1600):
+            path = export_plot(panel.plot_items()[view], tmp_path / f"{view}.png", width)
+            img = QtGui.QImage(str(path)).convertToFormat(QtGui.QImage.Format.Format_Grayscale8)
+            w, h = img.width(), img.height()
+            assert 0.5 * w <= h <= 1.0 * w, (view, w, h)
+            arr = np.frombuffer(img.constBits(), np.uint8, img.bytesPerLine() * h).reshape(
+                h, img.bytesPerLine())[:, :w]
+            for edge in (arr[0], arr[-1], arr[:, 0], arr[:, -1]):  # nothing touches the border
+                assert edge.min() > 200, (view, width)
+
+
+def test_architecture_editor_offers_the_even_patch_offsets(qtbot, panel):
+    editor = panel.architecture_editor
+    tip = editor.offsets_combo.toolTip()
+    assert "{−1, 0}" in tip and "'SAME'" in tip and "{0, 1}" in tip
+    assert [editor.offsets_combo.itemText(i) for i in range(editor.offsets_combo.count())] == \
+        ["reference", "same"]
+    for w in (editor.preset_combo, editor.norm_combo):
+        assert "Oracle" not in w.toolTip() and "HEAD" not in w.toolTip() and "spec" not in w.toolTip()
+
+
+def test_transparent_png_loads_its_alpha_as_the_stroke(qtbot, panel, tmp_path):
+    from PySide6 import QtGui
+
+    digit = np.round(digit_image(2, 5) * 255).astype(np.uint8)
+    rgba = np.zeros((28, 28, 4), np.uint8)
+    rgba[..., 3] = digit  # black ink on a transparent background
+    img = QtGui.QImage(rgba.tobytes(), 28, 28, 28 * 4, QtGui.QImage.Format.Format_RGBA8888).copy()
+    path = tmp_path / "ink.png"
+    assert img.save(str(path))
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        assert panel.load_user_image(path) is True
+    np.testing.assert_allclose(panel.digit, digit / 255.0, atol=1e-12)
+    assert "alpha" in panel.digit_picker.source_label.text()
+
+
+def test_a_large_png_is_downsampled_with_a_note(qtbot, panel, tmp_path):
+    from PySide6 import QtGui
+
+    img = QtGui.QImage(500, 300, QtGui.QImage.Format.Format_Grayscale8)
+    img.fill(255)
+    painter = QtGui.QPainter(img)
+    painter.fillRect(200, 50, 100, 200, QtGui.QColor("black"))
+    painter.end()
+    path = tmp_path / "wide.png"
+    assert img.save(str(path))
+    messages = []
+    panel.status.connect(messages.append)
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        assert panel.load_user_image(path) is True
+    assert any("wide.png" in m and "downsampled" in m and "500×300" in m for m in messages)

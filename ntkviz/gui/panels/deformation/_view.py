@@ -65,6 +65,7 @@ class QtDeformationPanel(QtPanel):
         self.context_key = f"{self.key}.context"
         self._context = None
         self._context_for = None
+        self._context_stopped = False  # the context job was cancelled or failed
         self._build()
         self.sync_widgets(frozenset())
         dispatcher.returned.connect(self._on_context_returned)
@@ -240,6 +241,7 @@ class QtDeformationPanel(QtPanel):
             self.context_computed.emit()
             return
         self._context = None
+        self._context_stopped = False
         self._draw_context()
         self.context_progress.setValue(0)
         self.context_progress.setVisible(True)
@@ -275,7 +277,8 @@ class QtDeformationPanel(QtPanel):
             # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)
             self._context_for = None
-            self._draw_context(stopped=True)
+            self._context_stopped = True
+            self._draw_context()
 
     def context_values(self) -> dict[str, dict[str, float]]:
         """What the context plot shows: ``{category: {map: value}}`` (NaN = not drawn)."""
@@ -283,11 +286,11 @@ class QtDeformationPanel(QtPanel):
 
         return context_table(self.response, self._context)
 
-    def _draw_context(self, stopped: bool = False) -> None:
+    def _draw_context(self) -> None:
         label = "class unknown: 'other' = any bundled digit" if self.model.params.is_user_image \
             else f"{self.context_per_class} bundled digits per class"
         state = label if self._context is not None else \
-            "stopped: recomputed at the next change" if stopped else "computing…"
+            "stopped: recomputed at the next change" if self._context_stopped else "computing…"
         self.context.draw(self.context_values(), state)
 
     # ------------------------------------------------------------ export
