@@ -273,3 +273,24 @@ def test_invalid_session_changes_nothing(qtbot, panel):
             panel.set_state(bad)
         assert panel.state() == before
     assert panel._data is data
+
+
+def test_legend_samples_show_their_colours_on_screen(qtbot, panel):
+    """Regression: cached legend samples clipped the teacher stars to small black marks."""
+    from ntkviz.gui.panels.training._plots import NEG, POS
+
+    computed(qtbot, panel, {**SMALL, "compare": False})
+    panel.canvas.viewport().repaint()
+    image = panel.canvas.viewport().grab().toImage().convertToFormat(
+        QtGui.QImage.Format.Format_RGB888)
+    data = np.frombuffer(bytes(image.constBits()), np.uint8).reshape(
+        image.height(), image.bytesPerLine())[:, : 3 * image.width()].reshape(
+        image.height(), image.width(), 3).astype(int)
+    ratio = image.devicePixelRatio()
+    samples = {label.text: sample for sample, label in panel.legend.items}
+    for name, colour in (("teacher, a* &gt; 0", POS), ("teacher, a* &lt; 0", NEG)):
+        rect = panel.canvas.mapFromScene(samples[name].sceneBoundingRect()).boundingRect()
+        patch = data[int(rect.top() * ratio): int(rect.bottom() * ratio) + 1,
+                     int(rect.left() * ratio): int(rect.right() * ratio) + 1]
+        rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+        assert (np.abs(patch - rgb).max(axis=-1) <= 30).sum() >= 20, name

@@ -382,4 +382,6 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics) -> None:
     width = legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width()
     legend.setMinimumWidth(width)
     legend.setMaximumWidth(width)
-    _static(legend)  # with its new samples and labels
+    # cache the labels' text layout; not the samples (a cached 16-px star sample was clipped
+    # to a small black star: its painting overflows the sample's bounding rectangle)
+    _static(*(label for _, label in legend.items))
