@@ -145,6 +145,18 @@ class TrainingModel(ParamModel):
     display_only = frozenset({"metrics", "frame", "autoplay"})
 
     @classmethod
+    def parse(cls, state, base=None):
+        """As :meth:`ParamModel.parse`; also reads sessions of earlier versions, whose
+        ``compare_alpha`` (a number, or null for one run) is now ``compare`` and ``alpha2``."""
+        if isinstance(state, dict) and "compare_alpha" in state:
+            state = dict(state)
+            second = state.pop("compare_alpha")
+            state["compare"] = second is not None
+            if second is not None:
+                state["alpha2"] = second
+        return super().parse(state, base)
+
+    @classmethod
     def build_request(cls, params: TrainingParams):
         """The :class:`ntkviz.jobs.TrainRequest` of ``params``: calling it runs to the end;
         its ``iterate()`` yields cumulative responses (the GUI's cancellable job)."""

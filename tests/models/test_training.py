@@ -43,7 +43,9 @@ def test_import_loads_no_numba_or_qt():
     ({"metrics": ["gap", "gap"]}, "metrics must not repeat"),
     ({"compare": 1}, "compare must be true or false"),
     ({"autoplay": "yes"}, "autoplay must be true or false"),
-    ({"compare_alpha": 3.0}, "unknown parameter 'compare_alpha'"),
+    ({"compare_alpha": "3"}, "alpha2 must be a number"),
+    ({"compare_alpha": 1e9}, "alpha2 must be in [0.0001, 1e+06]"),
+    ({"tau": 3.0}, "unknown parameter 'tau'"),
 ])
 def test_sessions_refuse_invalid_values_and_change_nothing(state, message):
     model = TrainingModel()
@@ -119,3 +121,10 @@ def test_gallery_cases_are_valid_sessions_with_the_alpha_extremes():
     assert "default" in cases
     alphas = {TrainingModel.parse(s).alpha for s in cases.values()}
     assert {1e-3, 1e3} <= alphas
+
+
+def test_sessions_of_earlier_versions_are_read():
+    """Earlier sessions held ``compare_alpha`` (null: one run) instead of compare/alpha2."""
+    assert TrainingModel.parse({"compare_alpha": None, "alpha2": 5.0}).compare is False
+    p = TrainingModel.parse({"compare_alpha": 30.0, "alpha2": 30.0, "alpha": 0.5})
+    assert (p.compare, p.alpha2, p.alpha) == (True, 30.0, 0.5)
