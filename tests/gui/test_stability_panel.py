@@ -48,7 +48,9 @@ def core_sweep(state):
     idx = state["digits"]
     refs = np.concatenate([np.flatnonzero(labels == k)[:state["reference_per_class"]]
                            for k in range(10)])
-    amps = np.geomspace(state["amplitude_min"], state["amplitude_max"], state["amplitude_count"])
+    from ntkviz.models.stability import StabilityModel, amplitudes
+
+    amps = np.array(amplitudes(StabilityModel.parse(state)))  # geometric: tests/models
     seeds = tuple(range(state["first_seed"], state["first_seed"] + state["seeds"]))
     item = None
     for item in stability_sweep(images[idx] / 255.0, labels[idx].astype(int),
@@ -57,6 +59,10 @@ def core_sweep(state):
                                 reference_labels=labels[refs].astype(int)):
         pass
     return item.result
+
+
+def n_points(curve) -> int:
+    return 0 if curve.xData is None else len(curve.xData)
 
 
 def test_title_says_not_a_reproduction(panel):
@@ -117,15 +123,17 @@ def test_cancel_stops_the_sweep(qtbot, panel):
 def test_bad_parameters_go_to_the_status_bar(qtbot, panel):
     panel.digits_edit.setText("0, twelve")
     with qtbot.waitSignal(panel.status, timeout=5000) as blocker:
-        assert panel.refresh() == 0
+        panel.digits_edit.editingFinished.emit()
     assert "digits" in blocker.args[0]
+    assert panel.model.params.digits == (0, 100, 200, 300, 400)
+    assert panel.digits_edit.text() == "0, 100, 200, 300, 400"  # the model's value again
 
 
 def test_family_sets_the_axis_and_default_amplitudes(panel):
-    from ntkviz.jobs import FAMILY_AMPLITUDES
+    from ntkviz.models.stability import FAMILY_AXES
 
     panel.family_combo.setCurrentText("rotation")
-    label, lo, hi, _ = FAMILY_AMPLITUDES["rotation"]
+    label, lo, hi = FAMILY_AXES["rotation"]
     assert (panel.amp_min.value(), panel.amp_max.value()) == (lo, hi)
     assert label in panel.plot.getAxis("bottom").labelText
 
@@ -159,3 +167,57 @@ def test_png_and_svg_export(qtbot, panel, tmp_path):
     svg = export_plot(item, tmp_path / "s.svg")
     assert minidom.parse(str(svg)).getElementsByTagName("svg")
 
+
+
+def test_opening_the_tab_starts_nothing(qtbot, panel):
+    qtbot.wait(100)
+    assert not panel.dispatcher.is_busy(panel.key) and panel.dispatcher.latest_id(panel.key) == 0
+    assert panel.result is None and "Run sweep" in panel.info.text()
+
+
+def test_cancel_at_zero_shows_nothing_of_the_previous_sweep(qtbot, panel):
+    """A.9: after a finished sweep, new parameters and a cancel at 0 % show an empty
+    plot with a note, never the previous sweep."""
+    panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.run_button.click()
+    assert len(panel.curves["ckn"].xData) == 2
+    panel.amp_count.setValue(12)  # new parameters: what was drawn no longer belongs
+    assert panel.result is None and n_points(panel.curves["ckn"]) == 0
+    assert "parameters changed" in panel.info.text()
+    panel.run_button.click()
+    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: not panel.dispatcher.is_busy(panel.key), timeout=TIMEOUT)
+    qtbot.wait(50)
+    assert panel.result is None and n_points(panel.curves["ckn"]) == 0
+    assert "cancelled before the first amplitude" in panel.info.text()
+    with pytest.raises(ValueError, match="no sweep result"):
+        panel.csv_table("stability")
+
+
+def test_amplitudes_to_500_are_plotted_to_500(qtbot, panel):
+    panel.set_state({**SMALL, "amplitude_min": 1.0, "amplitude_max": 500.0,
+                     "amplitude_count": 2, "seeds": 1})
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.run_button.click()
+    assert panel.amp_max.value() == 500.0
+    np.testing.assert_array_equal(panel.curves["ckn"].xData, [1.0, 500.0])
+    ticks = panel.plot.getAxis("bottom")._tickLevels[0]
+    assert max(x for x, _ in ticks) == pytest.approx(np.log10(500.0))
+
+
+def test_legend_covers_no_data_and_axes_read_true_values(qtbot, panel):
+    from ntkviz.gui.panels.stability import PowerLogAxis, power_label
+
+    panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.run_button.click()
+    view = panel.plot.getViewBox().sceneBoundingRect()
+    assert not panel.legend.sceneBoundingRect().intersects(view)
+    assert panel.legend.sceneBoundingRect().bottom() <= panel.figure.sceneBoundingRect().bottom() + 1
+    for side in ("left", "bottom"):
+        assert not panel.plot.getAxis(side).autoSIPrefix
+    assert isinstance(panel.plot.getAxis("left"), PowerLogAxis)
+    assert [power_label(1, 1), power_label(1, -3), power_label(2, 0)] == ["10¹", "10⁻³", "2×10⁰"]
+    strings = panel.plot.getAxis("left").logTickStrings([-2.0, -1.0, 0.0, 1.0], 1.0, 1.0)
+    assert strings == ["10⁻²", "10⁻¹", "10⁰", "10¹"]
