@@ -1,30 +1,57 @@
-"""Export a plot item to PNG / SVG and a panel's data to CSV.
+"""The one exporter registry: file suffix -> writer (PNG, SVG, CSV, GIF).
 
-Exporting is a function of a pyqtgraph item, not of a window, so the GUI's
-File → Export…, the headless ``ntkviz export`` command and the tests share
-these functions (design.md §4.10).
+Every export of ntkviz — File → Export… in the app, headless rendering
+(:func:`ntkviz.gui.headless.render_panel`, ``ntkviz export``), the gallery —
+goes through :func:`export_view` (a panel's view) or :func:`export_plot` (one
+plot item), which pick the writer from :data:`WRITERS` by the file's suffix.
+Every file is written atomically (:mod:`ntkviz._io`): a failed export never
+destroys an existing file.
+
+What an export shows
+--------------------
+* The figure is laid out again at the size asked for, then painted: a plot is
+  never a shrunken or blown-up screenshot. Up to ``LAYOUT_MAX`` logical pixels
+  the fonts keep their screen size (a 640×400 PNG is as readable as the
+  screen); larger images are drawn at that layout and scaled, so the text of
+  axes, titles and legends grows with the image (2400×1500 looks like the
+  screen on a HiDPI display). The on-screen figure is restored afterwards.
+* Hover markers, crosshairs and selections (items marked with
+  :func:`mark_transient`) are hidden while exporting.
+* No axis shows pyqtgraph's automatic SI scale factor.
+* SVG elements come in the order the screen paints them (grid under curves
+  under legend).
 
 SVG on Qt >= 6.11: ``QSvgGenerator`` now closes sub-paths with a ``Z`` token,
 which pyqtgraph 0.14's path-coordinate parser (``correctCoordinates`` in
 ``pyqtgraph.exporters.SVGExporter``) cannot read (pyqtgraph issue #3495,
-docs/stack.md §3.1). :func:`install_svg_workaround` wraps that function: it
+:func:`install_svg_workaround` wraps that function: it
 removes the ``Z`` tokens before the original runs and puts them back, at the
 same place, afterwards. On older Qt no ``Z`` appears and the wrapper is inert.
 """
 from __future__ import annotations
 
-import csv
 import importlib
 import re
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
+import pyqtgraph as pg
 from pyqtgraph import exporters
+from PySide6 import QtCore, QtWidgets
 
-__all__ = ["export_plot", "render_image", "svg_string", "write_csv_table",
-           "install_svg_workaround", "EXPORT_SUFFIXES"]
+from ntkviz._io import atomic_write, write_csv, write_text_atomic
 
-EXPORT_SUFFIXES = (".png", ".svg", ".csv")
+__all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "render_image",
+           "svg_string", "write_csv_table", "mark_transient", "is_transient", "export_layout",
+           "install_svg_workaround", "file_filter", "EXPORT_SUFFIXES", "LAYOUT_MAX"]
+
+#: largest logical size (w, h) a figure is laid out at; bigger images are scaled up
+LAYOUT_MAX = (1200, 800)
+#: allowed image widths and heights (pixels)
+SIZE_RANGE = (16, 20000)
+_TRANSIENT = 0x4E54  # QGraphicsItem.data() key marking hover/selection items
 _CLOSE = re.compile(r"^[Zz]$")
 
 
@@ -74,54 +101,281 @@ def install_svg_workaround() -> None:
     mod.correctCoordinates = correct_coordinates
 
 
-def _suffix(path) -> str:
-    suffix = Path(path).suffix.lower()
-    if suffix not in EXPORT_SUFFIXES:
-        raise ValueError(f"export file must end in one of {', '.join(EXPORT_SUFFIXES)}; "
-                         f"got {Path(path).name!r}")
-    return suffix
+# ---------------------------------------------------------------- transient items
+def mark_transient(item) -> None:
+    """Mark a hover marker, crosshair or selection ``item``: exports hide it."""
+    QtWidgets.QGraphicsItem.setData(item, _TRANSIENT, True)  # PlotDataItem overrides setData
 
 
-def render_image(item, width: int | None = None):
-    """Render ``item`` (PlotItem / GraphicsLayout) to a ``QImage``; ``width`` in pixels
-    (height keeps the on-screen aspect ratio; default: the on-screen size)."""
-    exp = exporters.ImageExporter(item)
-    if width is not None:
-        width = int(width)
-        if not 16 <= width <= 20000:
-            raise ValueError(f"width must be in [16, 20000] pixels, got {width}")
-        exp.parameters()["width"] = width
-    return exp.export(toBytes=True)
+def is_transient(item) -> bool:
+    return bool(QtWidgets.QGraphicsItem.data(item, _TRANSIENT))
 
 
-def svg_string(item) -> str:
-    """The SVG document of ``item`` (with the Qt >= 6.11 workaround)."""
+def _scene_items(item) -> list:
+    """``item`` and all its descendants."""
+    out, stack = [], [item]
+    while stack:
+        it = stack.pop()
+        out.append(it)
+        stack.extend(it.childItems())
+    return out
+
+
+# ----------------------------------------------------------------- export layout
+def _export_size(item, width: int | None, height: int | None) -> tuple[int, int]:
+    """Image size in pixels: the on-screen size by default; a missing height keeps
+    the on-screen aspect ratio."""
+    rect = item.sceneBoundingRect()
+    sw, sh = max(rect.width(), 1.0), max(rect.height(), 1.0)
+    if width is None and height is None:
+        width, height = round(sw), round(sh)
+    elif height is None:
+        height = round(int(width) * sh / sw)
+    elif width is None:
+        width = round(int(height) * sw / sh)
+    width, height = int(width), int(height)
+    lo, hi = SIZE_RANGE
+    for name, v in (("width", width), ("height", height)):
+        if not lo <= v <= hi:
+            raise ValueError(f"{name} must be in [{lo}, {hi}] pixels, got {v}")
+    return width, height
+
+
+def _layout_scale(width: int, height: int) -> float:
+    """Image pixels per logical pixel: 1 up to :data:`LAYOUT_MAX`, then growing."""
+    return max(1.0, width / LAYOUT_MAX[0], height / LAYOUT_MAX[1])
+
+
+def _axes(item) -> list:
+    return [it for it in _scene_items(item) if isinstance(it, pg.AxisItem)]
+
+
+def replace_legends(item) -> None:
+    from ntkviz.gui.widgets import replace_legends as _replace
+
+    _replace(item)
+
+
+def _activate_layouts(item) -> None:
+    for it in _scene_items(item):
+        if isinstance(it, QtWidgets.QGraphicsWidget):
+            lay = QtWidgets.QGraphicsWidget.layout(it)  # PlotItem shadows layout()
+            if lay is not None:
+                lay.activate()
+    app = QtWidgets.QApplication.instance()
+    if app is not None:
+        app.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
+    for it in _scene_items(item):
+        if isinstance(it, pg.ViewBox):
+            it.prepareForPaint()  # apply deferred auto-range now
+
+
+@contextmanager
+def export_layout(item, size: tuple[float, float] | None = None, scale: float = 1.0):
+    """Within this block ``item`` is laid out at ``size`` (logical pixels; default:
+    as on screen), transient items are hidden and no axis uses an SI scale factor.
+    ``scale`` (image pixels per logical pixel): items that ignore the view's
+    transformations (legends, text labels) are scaled by it too, so that all text
+    grows with the image. Everything is restored afterwards."""
+    hidden = [it for it in _scene_items(item) if is_transient(it) and it.isVisible()]
+    for it in hidden:
+        it.hide()
+    ignores = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
+    legends, scaled = [], []
+    if scale != 1.0:
+        for it in _scene_items(item):
+            if not it.flags() & ignores:
+                continue
+            if isinstance(it, pg.LegendItem):  # untransformed parent: the flag is not needed
+                it.setFlag(ignores, False)
+                legends.append(it)
+            else:
+                scaled.append((it, it.scale()))
+                it.setScale(it.scale() * scale)
+    for axis in _axes(item):
+        if axis.autoSIPrefix:
+            axis.enableAutoSIPrefix(False)
+    old = item.geometry() if isinstance(item, QtWidgets.QGraphicsWidget) else None
+    try:
+        if size is not None and old is not None:
+            item.setGeometry(QtCore.QRectF(old.topLeft(), QtCore.QSizeF(*size)))
+            _activate_layouts(item)
+            replace_legends(item)
+        yield item
+    finally:
+        if size is not None and old is not None:
+            item.setGeometry(old)
+            _activate_layouts(item)
+            replace_legends(item)
+        for it in hidden:
+            it.show()
+        for it in legends:
+            it.setFlag(ignores, True)
+        for it, old_scale in scaled:
+            it.setScale(old_scale)
+
+
+# ----------------------------------------------------------------------- writers
+def render_image(item, width: int | None = None, height: int | None = None):
+    """``item`` (PlotItem / GraphicsLayout) as a ``QImage`` of ``width``×``height``
+    pixels (default: the on-screen size; a missing height keeps the on-screen aspect
+    ratio), laid out for that size (see the module notes)."""
+    width, height = _export_size(item, width, height)
+    scale = _layout_scale(width, height)
+    with export_layout(item, (width / scale, height / scale), scale):
+        exp = exporters.ImageExporter(item)
+        exp.params.param("width").setValue(width, blockSignal=exp.widthChanged)
+        exp.params.param("height").setValue(height, blockSignal=exp.heightChanged)
+        return exp.export(toBytes=True)
+
+
+@contextmanager
+def _screen_stacking(item):
+    """Make pyqtgraph's SVG exporter (which orders siblings by z value only) stack
+    like the screen: Qt paints children flagged ``ItemStacksBehindParent`` (the
+    axes, which draw the grid) before their siblings whatever their z value. Their
+    z values are lowered below every sibling for the block, then restored."""
+    behind = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemStacksBehindParent
+    moved = []
+    for it in _scene_items(item):
+        if it is not item and it.flags() & behind:
+            siblings = it.parentItem().childItems() if it.parentItem() is not None else []
+            floor = min((c.zValue() for c in siblings), default=0.0)
+            moved.append((it, it.zValue()))
+            it.setZValue(floor - 1e6 + it.zValue())
+    try:
+        yield
+    finally:
+        for it, z in moved:
+            it.setZValue(z)
+
+
+def svg_string(item, width: int | None = None, height: int | None = None) -> str:
+    """The SVG document of ``item`` (laid out like :func:`render_image`; the
+    document's size is ``width``×``height``)."""
     install_svg_workaround()
-    return exporters.SVGExporter(item).export(toBytes=True).decode("utf-8")
+    width, height = _export_size(item, width, height)
+    scale = _layout_scale(width, height)
+    with export_layout(item, (width / scale, height / scale)), _screen_stacking(item):
+        exp = exporters.SVGExporter(item)
+        exp.params.param("width").setValue(width, blockSignal=exp.widthChanged)
+        exp.params.param("height").setValue(height, blockSignal=exp.heightChanged)
+        return exp.export(toBytes=True).decode("utf-8")
 
 
-def export_plot(item, path, width: int | None = None) -> Path:
-    """Write ``item`` to ``path`` (``.png`` at ``width`` pixels, or ``.svg``)."""
+def _write_png(item, path: Path, width, height) -> None:
+    image = render_image(item, width, height)
+
+    def save(tmp: Path) -> None:
+        if not image.save(str(tmp), "PNG"):
+            raise OSError(f"{path}: cannot write the PNG image")
+
+    atomic_write(path, save)
+
+
+def _write_svg(item, path: Path, width, height) -> None:
+    write_text_atomic(path, svg_string(item, width, height))
+
+
+def _write_gif(panel, view: str, path: Path, width, height) -> None:
+    """An animated GIF of ``view``: the panel yields the frames
+    (``panel.animation_frames(view, width, height)`` -> iterable of ``QImage``) and
+    gives the frame time (``panel.frame_ms``, default 66 ms)."""
+    frames_of = getattr(panel, "animation_frames", None)
+    if frames_of is None:
+        raise ValueError(f"{path.name}: {panel.title} has no animation; "
+                         f"export it as .png, .svg or .csv")
+    from PIL import Image
+
+    frames = []
+    for qimage in frames_of(view, width, height):
+        rgba = pg.functions.ndarray_from_qimage(
+            qimage.convertToFormat(qimage.Format.Format_RGBA8888)).copy()
+        frames.append(Image.fromarray(rgba, "RGBA").convert("RGB"))
+    if not frames:
+        raise ValueError(f"{path.name}: nothing to animate yet")
+    duration = int(getattr(panel, "frame_ms", 66))
+    atomic_write(path, lambda tmp: frames[0].save(tmp, format="GIF", save_all=True,
+                                                  append_images=frames[1:], duration=duration,
+                                                  loop=0))
+
+
+@dataclass(frozen=True)
+class Writer:
+    """How one file type is written.
+
+    ``plot``: ``plot(item, path, width, height)`` writes one plot item (PNG, SVG);
+    ``panel``: ``panel(panel, view, path, width, height)`` writes a panel's view
+    (every format; for image formats it exports ``panel.plot_items()[view]``)."""
+
+    suffix: str
+    description: str
+    plot: Callable | None = None
+    panel: Callable | None = None
+
+    def write_view(self, panel, view: str, path: Path, width, height) -> None:
+        if self.panel is not None:
+            self.panel(panel, view, path, width, height)
+        else:
+            self.plot(panel.plot_items()[view], path, width, height)
+
+
+def _write_csv_view(panel, view: str, path: Path, width, height) -> None:
+    header, rows = panel.csv_table(view)
+    write_csv(path, header, rows)
+
+
+#: suffix -> writer: the one table of export formats (dialog filters are built from it)
+WRITERS: dict[str, Writer] = {w.suffix: w for w in (
+    Writer(".png", "PNG image", plot=_write_png),
+    Writer(".svg", "SVG vector image", plot=_write_svg),
+    Writer(".csv", "CSV data (the plotted values)", panel=_write_csv_view),
+    Writer(".gif", "GIF animation", panel=_write_gif),
+)}
+EXPORT_SUFFIXES = tuple(WRITERS)
+
+
+def writer_for(path) -> Writer:
+    """The writer for ``path``'s suffix (``ValueError`` naming the file otherwise)."""
     path = Path(path)
-    suffix = _suffix(path)
-    if suffix == ".png":
-        image = render_image(item, width)
-        if not image.save(str(path), "PNG"):
-            raise OSError(f"cannot write {path}")
-    elif suffix == ".svg":
-        path.write_text(svg_string(item), encoding="utf-8")
-    else:
-        raise ValueError("a plot exports to .png or .svg; use write_csv_table for .csv")
+    writer = WRITERS.get(path.suffix.lower())
+    if writer is None:
+        raise ValueError(f"{path.name}: the file name must end in one of "
+                         f"{', '.join(WRITERS)}")
+    return writer
+
+
+def file_filter(suffixes: Sequence[str] = EXPORT_SUFFIXES) -> str:
+    """A ``QFileDialog`` filter for ``suffixes`` (one entry each)."""
+    return ";;".join(f"{WRITERS[s].description} (*{s})" for s in suffixes)
+
+
+def export_view(panel, view: str | None, path, width: int | None = None,
+                height: int | None = None) -> Path:
+    """Write ``view`` (default: the first) of ``panel`` to ``path``; the format comes
+    from the suffix (:data:`WRITERS`)."""
+    path = Path(path)
+    writer = writer_for(path)
+    items = panel.plot_items()
+    view = view or next(iter(items))
+    if view not in items:
+        raise ValueError(f"view must be one of {', '.join(items)}; got {view!r}")
+    writer.write_view(panel, view, path, width, height)
+    return path
+
+
+def export_plot(item, path, width: int | None = None, height: int | None = None) -> Path:
+    """Write one plot ``item`` to ``path`` (``.png`` at ``width``×``height`` pixels or
+    ``.svg``)."""
+    path = Path(path)
+    writer = writer_for(path)
+    if writer.plot is None:
+        raise ValueError(f"{path.name}: a single plot exports to "
+                         f"{', '.join(s for s, w in WRITERS.items() if w.plot)}")
+    writer.plot(item, path, width, height)
     return path
 
 
 def write_csv_table(path, header: Sequence[str], rows) -> Path:
-    """Write ``header`` and ``rows`` as CSV; floats in full precision (``repr``)."""
-    path = Path(path)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(list(header))
-        for row in rows:
-            w.writerow([repr(float(v)) if isinstance(v, float) else v for v in row])
-    return path
-
+    """Write ``header`` and ``rows`` as CSV (floats in full precision), atomically."""
+    return write_csv(Path(path), header, rows)

@@ -30,7 +30,7 @@ def ensure_app():
     return app
 
 
-#: harmless Qt messages of the offscreen platform (docs/stack.md §5.5)
+#: harmless Qt messages of the offscreen platform
 QUIET_MESSAGES = ("This plugin does not support propagateSizeHints()",)
 
 
@@ -120,7 +120,7 @@ def build_panel(panel_cls, state: dict | None = None, dispatcher=None,
 
 
 def render_panel(panel_cls, state: dict | None, view: str | None, path, width: int | None = None,
-                 timeout_s: float = 120.0) -> Path:
+                 timeout_s: float = 120.0, height: int | None = None) -> Path:
     """Build ``panel_cls`` offscreen with ``state`` and export ``view`` to ``path``.
 
     Parameters
@@ -131,9 +131,11 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
     view : str or None
         One of ``panel.plot_items()`` (default: the first).
     path : str or Path
-        ``.png`` (at ``width`` pixels), ``.svg`` or ``.csv`` (``panel.csv_table(view)``).
-    width : int, optional
-        PNG width in pixels (height keeps the panel's aspect ratio).
+        Any suffix of :data:`ntkviz.gui.export.WRITERS` (``.png``, ``.svg``,
+        ``.csv`` …).
+    width, height : int, optional
+        Image size in pixels (default: the on-screen size; a missing height keeps
+        the panel's aspect ratio).
 
     Raises
     ------
@@ -141,21 +143,13 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
         Bad parameters or file suffix, an unknown view, or a failed computation
         (the job's message).
     """
-    from ntkviz.gui.export import _suffix, export_plot, write_csv_table
+    from ntkviz.gui.export import export_view, writer_for
 
     path = Path(path)
-    suffix = _suffix(path)
+    writer_for(path)  # an unknown suffix is refused before computing
     panel = build_panel(panel_cls, state, timeout_s=timeout_s)
     try:
-        items = panel.plot_items()
-        view = view or next(iter(items))
-        if view not in items:
-            raise ValueError(f"view must be one of {', '.join(items)}; got {view!r}")
-        if suffix == ".csv":
-            header, rows = panel.csv_table(view)
-            write_csv_table(path, header, rows)
-        else:
-            export_plot(items[view], path, width)
+        export_view(panel, view, path, width, height)
     finally:
         panel.dispatcher.shutdown()
         panel.close()

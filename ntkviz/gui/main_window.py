@@ -367,18 +367,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # -------------------------------------------------------------- export
     def export_current(self, path, view: str | None = None, width: int | None = None) -> Path:
-        """Export ``view`` (default: the first) of the current panel to ``path``
-        (.png at ``width`` px, .svg, .csv)."""
-        from ntkviz.gui.export import _suffix, export_plot, write_csv_table
+        """Export ``view`` (default: the first) of the current panel to ``path`` (format
+        from the suffix: :data:`ntkviz.gui.export.WRITERS`; PNG ``width`` px)."""
+        from ntkviz.gui.export import export_view
 
-        panel = self.current_panel()
-        items = panel.plot_items()
-        view = view or next(iter(items))
-        if view not in items:
-            raise ValueError(f"view must be one of {', '.join(items)}; got {view!r}")
-        if _suffix(path) == ".csv":
-            return write_csv_table(path, *panel.csv_table(view))
-        return export_plot(items[view], path, width)
+        return export_view(self.current_panel(), view, path, width)
 
     def export_dialog(self) -> None:
         panel = self.current_panel()

@@ -16,8 +16,11 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
+from ntkviz.gui.export import is_transient, mark_transient
+
 __all__ = ["LabeledSlider", "Readout", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
-           "html_maths", "set_item_name", "set_label", "set_title", "settle"]
+           "html_maths", "set_item_name", "set_label", "set_title", "settle", "place_legend",
+           "style_legend", "log_tick_strings", "linear_tick_strings", "power_of_ten"]
 
 #: colour-blind-safe palette (Okabe–Ito) for curves, in order
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
@@ -27,7 +30,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 def pen(color, width: float = 2.0, style=QtCore.Qt.PenStyle.SolidLine):
     """A cosmetic pen: ``color`` is a palette index (wraps around) or any pyqtgraph
     colour. ``width`` is in logical pixels: it is multiplied by the screen's device
-    pixel ratio, since cosmetic pens count device pixels (HiDPI, docs/stack.md §5.7)."""
+    pixel ratio, since cosmetic pens count device pixels (HiDPI screens)."""
     if isinstance(color, int):
         color = PALETTE[color % len(PALETTE)]
     app = QtGui.QGuiApplication.instance()
@@ -227,26 +230,18 @@ class DecadeLogAxis(pg.AxisItem):
     pixels, but blending long translucent lines made up to three quarters of a
     plot's repaint (~15 ms on a log axis)."""
 
-    def setRange(self, mn: float, mx: float):  # noqa: N802 - pyqtgraph API
-        """As pyqtgraph's, but the axis label (rich text) is re-laid out only when the
-        automatic SI prefix changes, not on every range change (a slider drag)."""
-        if self.autoSIPrefix and math.isfinite(mn) and math.isfinite(mx):
-            if self._si_prefix((mn, mx)) == (self.autoSIPrefixScale, self.labelUnitPrefix):
-                self.range = [mn, mx]
-                self.picture = None
-                self.update()
-                return
-        super().setRange(mn, mx)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)  # ticks are true values: never "(x1e+27)"
 
-    def _si_prefix(self, value_range) -> tuple:
-        """``(scale, prefix)`` that ``updateAutoSIPrefix`` would choose for ``value_range``."""
-        if not self.label.isVisible():
-            return 1.0, ""
-        lo, hi = (10.0 ** np.asarray(value_range, float)) if self.logMode else value_range
-        value = max(abs(lo), abs(hi)) * self.scale
-        if any(low <= value <= high for low, high in self.getSIPrefixEnableRanges()):
-            return pg.siScale(value, power=self.unitPower)
-        return 1.0, ""
+    def enableAutoSIPrefix(self, enable: bool = True) -> None:  # noqa: N802 - pyqtgraph API
+        """Refused: an ntkviz axis never shows a scale factor (ticks are true values)."""
+        super().enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        if self.logMode:
+            return self.logTickStrings(values, scale, spacing)
+        return linear_tick_strings([v * scale for v in values], spacing * scale)
 
     def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
         specs = super().generateDrawSpecs(p)
@@ -285,14 +280,61 @@ class DecadeLogAxis(pg.AxisItem):
         return axis_spec, ticks, text_specs
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
-        strings = super().logTickStrings(values, scale, spacing)
+        """Labels ``10ⁿ`` (and ``2·10ⁿ``, ``5·10ⁿ`` when fewer than three decades are
+        visible; every minor tick when fewer than three of those are): at least three
+        labelled ticks whenever pyqtgraph offers three."""
+        strings = log_tick_strings(values)
         frac = [float(v) - math.floor(float(v) + 1e-9) for v in values]
         for allowed in ((0.0,), (0.0, math.log10(2), math.log10(5))):
             keep = [any(abs(f - a) < 1e-6 or abs(f - 1 - a) < 1e-6 for a in allowed)
                     for f in frac]
-            if sum(keep) >= 2:
+            if sum(keep) >= 3:
                 return [t if k else "" for t, k in zip(strings, keep)]
         return strings
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_of_ten(exponent: int) -> str:
+    """``10ⁿ`` with a Unicode superscript exponent (``10⁻⁵``, ``10⁰``, ``10¹²``)."""
+    return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+
+
+def log_tick_strings(exponents) -> list[str]:
+    """Labels of log-axis ticks at ``10**e``: ``10ⁿ`` at decades, ``m·10ⁿ`` between
+    (one style for every tick: never ``1`` or ``0.001``)."""
+    out = []
+    for e in exponents:
+        n = math.floor(float(e) + 1e-9)
+        mantissa = 10.0 ** (float(e) - n)
+        if abs(mantissa - round(mantissa)) < 1e-6:
+            mantissa = round(mantissa)
+        text = power_of_ten(n)
+        out.append(text if mantissa == 1 else f"{mantissa:.3g}·{text}")
+    return out
+
+
+def linear_tick_strings(values, spacing: float) -> list[str]:
+    """Labels of linear-axis ticks, one style per axis: fixed decimals (as many as
+    the spacing needs) while every tick lies in [10⁻³, 10⁴) in magnitude (or is 0),
+    else ``m·10ⁿ`` for every tick, with the exponent of the spacing's decade."""
+    values = [float(v) for v in values]
+    big = [abs(v) for v in values if abs(v) > 0.5 * abs(spacing) * 1e-9]
+    if all(1e-3 <= a < 1e4 for a in big) and (spacing <= 0 or spacing >= 1e-3):
+        places = max(0, math.ceil(-math.log10(spacing))) if spacing > 0 else 0
+        return [f"{v:.{places}f}" if abs(v) >= 0.5 * spacing else f"{0:.{places}f}"
+                for v in values]
+    n = math.floor(math.log10(max(big))) if big else 0
+    step = spacing / 10.0 ** n if spacing > 0 else 1.0
+    places = max(0, math.ceil(-math.log10(step) - 1e-9)) if step > 0 else 0
+    out = []
+    for v in values:
+        if abs(v) < 0.5 * abs(spacing):
+            out.append("0")
+        else:
+            out.append(f"{v / 10.0 ** n:.{places}f}·{power_of_ten(n)}")
+    return out
 
 
 def make_plot(title: str = "", xlabel: str = "", ylabel: str = "", *, xunits: str | None = None,
@@ -317,8 +359,9 @@ def make_plot(title: str = "", xlabel: str = "", ylabel: str = "", *, xunits: st
         axis.setPen(pg.mkPen("k"))
         axis.setZValue(-1)  # grid under the curves and the legend
     item.setLogMode(x=log_x, y=log_y)
+    item.layout.setContentsMargins(4, 4, 10, 8)  # room for the axis titles' descenders
     if legend:
-        item.addLegend(offset=legend_offset, labelTextSize="9pt")
+        style_legend(item.addLegend(offset=legend_offset, labelTextSize="9pt"))
     return w
 
 
@@ -357,6 +400,116 @@ def set_title(plot_item: pg.PlotItem, text: str) -> None:
         plot_item.setTitle(text)
 
 
+def style_legend(legend) -> object:
+    """An opaque white legend box with a thin frame (data under it stays readable
+    only if it is not under it: see :func:`place_legend`)."""
+    legend.setBrush(pg.mkBrush(255, 255, 255, 235))
+    legend.setPen(pg.mkPen("#b0b0b0"))
+    return legend
+
+
+#: corners tried by :func:`place_legend`, in order of preference: (item anchor, parent anchor)
+_CORNERS = (((1, 0), (1, 0)), ((0, 0), (0, 0)), ((1, 1), (1, 1)), ((0, 1), (0, 1)))
+_MARGIN_PX = 8.0
+
+
+def _data_pixels(view_box) -> np.ndarray:
+    """Pixel positions (in ``view_box`` coordinates) of everything plotted in it:
+    the points of curves and scatters, their segments sampled every ~4 px, and the
+    area of filled bands. Shape ``(n, 2)``."""
+    rect = view_box.viewRect()
+    w, h = view_box.width(), view_box.height()
+    if not (rect.width() > 0 and rect.height() > 0 and w > 0 and h > 0):
+        return np.empty((0, 2))
+    chunks = []
+    for item in view_box.addedItems:
+        if not item.isVisible() or is_transient(item):
+            continue
+        if isinstance(item, pg.FillBetweenItem):
+            curves = [c for c in (getattr(item, "curves", None) or []) if c is not None]
+            data = [c.getData() for c in curves]
+            if len(data) == 2 and data[0][0] is not None and data[1][0] is not None:
+                (x1, y1), (x2, y2) = data
+                n = min(len(x1), len(x2))
+                t = np.linspace(0.0, 1.0, 9)[:, None]
+                xs = (x1[:n] * (1 - t) + x2[:n] * t).ravel()
+                ys = (y1[:n] * (1 - t) + y2[:n] * t).ravel()
+                chunks.append((xs, ys, False))
+            continue
+        if not hasattr(item, "getData"):
+            continue
+        x, y = item.getData()
+        if x is None or y is None or len(x) == 0:
+            continue
+        joined = isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)) and (
+            not isinstance(item, pg.PlotDataItem) or item.opts.get("pen") is not None)
+        chunks.append((np.asarray(x, float), np.asarray(y, float), joined))
+    pts = []
+    for x, y, joined in chunks:
+        px = (x - rect.left()) / rect.width() * w
+        py = (rect.bottom() - y) / rect.height() * h  # view y grows upwards
+        ok = np.isfinite(px) & np.isfinite(py)
+        if joined and ok.sum() > 1:
+            px, py = px[ok], py[ok]
+            seg = np.hypot(np.diff(px), np.diff(py))
+            steps = np.clip(np.ceil(seg / 4.0), 1, 200).astype(int)
+            start = np.repeat(np.arange(len(seg)), steps)
+            frac = np.concatenate([np.arange(k) / k for k in steps])
+            px = np.append(px[start] + frac * np.diff(px)[start], px[-1])
+            py = np.append(py[start] + frac * np.diff(py)[start], py[-1])
+        else:
+            px, py = px[ok], py[ok]
+        pts.append(np.column_stack([px, py]))
+    return np.concatenate(pts) if pts else np.empty((0, 2))
+
+
+def place_legend(plot) -> tuple | None:
+    """Put the legend of ``plot`` (``PlotWidget`` or ``PlotItem``) in the corner of the
+    plot area where it covers the fewest plotted points (curves sampled along their
+    segments, bands by their area; ties: top right, top left, bottom right, bottom
+    left). Returns the chosen ``(item anchor, parent anchor)`` or ``None`` without a
+    legend. Call it after the data change; exports call it again at the export size."""
+    item = getattr(plot, "getPlotItem", lambda: plot)()
+    legend = item.legend
+    if legend is None or not legend.items:
+        return None
+    legend._ntkviz_auto_place = True
+    vb = item.getViewBox()
+    pts = _data_pixels(vb)
+    lw, lh = legend.boundingRect().width(), legend.boundingRect().height()
+    w, h = vb.width(), vb.height()
+    best, best_count = _CORNERS[0], None
+    for corner in _CORNERS:
+        (ax, ay), _ = corner
+        x0 = _MARGIN_PX if ax == 0 else w - _MARGIN_PX - lw
+        y0 = _MARGIN_PX if ay == 0 else h - _MARGIN_PX - lh
+        if len(pts):
+            inside = ((pts[:, 0] >= x0 - 2) & (pts[:, 0] <= x0 + lw + 2)
+                      & (pts[:, 1] >= y0 - 2) & (pts[:, 1] <= y0 + lh + 2))
+            count = int(inside.sum())
+        else:
+            count = 0
+        if best_count is None or count < best_count:
+            best, best_count = corner, count
+        if count == 0:
+            break
+    (ax, ay), parent = best
+    offset = (_MARGIN_PX if ax == 0 else -_MARGIN_PX, _MARGIN_PX if ay == 0 else -_MARGIN_PX)
+    legend.anchor(itemPos=(ax, ay), parentPos=parent, offset=offset)
+    return best
+
+
+def replace_legends(root) -> None:
+    """Re-run :func:`place_legend` for every auto-placed legend under ``root`` (after
+    a re-layout, e.g. at an export size)."""
+    stack = [root]
+    while stack:
+        it = stack.pop()
+        stack.extend(it.childItems())
+        if isinstance(it, pg.PlotItem) and getattr(it.legend, "_ntkviz_auto_place", False):
+            place_legend(it)
+
+
 class CurveHover(QtCore.QObject):
     """Show the exact data point nearest to the mouse on ``plot_item``.
 
@@ -372,6 +525,7 @@ class CurveHover(QtCore.QObject):
         self.xname, self.yname, self.radius_px = xname, yname, radius_px
         self.marker = pg.ScatterPlotItem(size=9, pen=pen("k", 1.0), brush=pg.mkBrush(None))
         self.marker.setZValue(1000)
+        mark_transient(self.marker)  # never in exports
         plot_item.addItem(self.marker, ignoreBounds=True)
         self._proxy = pg.SignalProxy(plot_item.scene().sigMouseMoved, rateLimit=60,
                                      slot=self._on_moved)
