@@ -239,6 +239,10 @@ def test_read_outs_fit_at_1280x720(qtbot, dispatcher, settings):
         assert hint.height() <= label.height() and hint.width() <= label.width(), label.text()
         bottom_right = label.mapTo(window, label.rect().bottomRight())
         assert window.rect().contains(bottom_right)
+    # the figure's layout fits its canvas (a scene larger than its view is cut off)
+    need = panel.layout_item.minimumSize()
+    assert need.width() <= panel.canvas.width() and need.height() <= panel.canvas.height(), \
+        (need, panel.canvas.size())
 
 
 @pytest.mark.parametrize("alpha", [1e-3, 1e3])
