@@ -201,3 +201,82 @@ def test_readable_error():
 def test_submit_rejects_non_callable(dispatcher):
     with pytest.raises(TypeError, match="callable"):
         dispatcher.submit("a", 3)
+
+
+# ------------------------------------------------------------------ one throttle (B.2)
+def _wired_panel(dispatcher, started):
+    """A panel on a Qt-free model whose slider and checkbox write through the model,
+    and whose job records the time it starts."""
+    from dataclasses import dataclass
+
+    from PySide6 import QtWidgets
+
+    from ntkviz.gui.panels._base import QtPanel
+    from ntkviz.gui.widgets import LabeledSlider
+    from ntkviz.models import ParamModel
+
+    @dataclass(frozen=True)
+    class Params:
+        width: int = 100
+        flag: bool = False
+
+        def __post_init__(self):
+            if not 1 <= self.width <= 100000:
+                raise ValueError(f"width must be in [1, 100000], got {self.width}")
+
+    class Model(ParamModel):
+        @classmethod
+        def build_request(cls, params):
+            return lambda: started.append((time.perf_counter(), params)) or params
+
+    Model.Params = Params
+
+    class Panel(QtPanel):
+        key = "wired"
+        model_cls = Model
+
+        def __init__(self, dispatcher):
+            super().__init__(dispatcher)
+            self.slider = LabeledSlider("width m", 1, 100000, 100, mapping="log", integer=True)
+            self.box = QtWidgets.QCheckBox("flag")
+            self.slider.valueChanged.connect(lambda v: self.model.update(width=v))
+            self.box.toggled.connect(lambda on: self.model.update(flag=on))
+
+        def apply_response(self, response):
+            pass
+
+        def plot_items(self):
+            return {}
+
+    return Panel(dispatcher)
+
+
+@pytest.mark.parametrize("emit", ["slider", "checkbox"])
+def test_a_widget_value_never_becomes_a_delay(qtbot, emit):
+    """valueChanged(20000) / toggled(True) start the job within ~50 ms: the value is
+    a parameter, never a throttle delay (the dispatcher's delay is fixed: 30 ms)."""
+    from ntkviz.gui.workers import Dispatcher
+
+    dispatcher = Dispatcher(throttle_ms=30)
+    try:
+        started = []
+        panel = _wired_panel(dispatcher, started)
+        t0 = time.perf_counter()
+        if emit == "slider":
+            panel.slider.valueChanged.emit(20000)
+        else:
+            panel.box.toggled.emit(True)
+        qtbot.waitUntil(lambda: bool(started), timeout=2000)
+        delay = started[0][0] - t0
+        assert delay < 0.05 + 0.03, f"job started after {delay * 1000:.0f} ms"
+        params = started[0][1]
+        assert (params.width, params.flag) == ((20000, False) if emit == "slider" else (100, True))
+    finally:
+        dispatcher.shutdown()
+
+
+def test_refresh_takes_no_positional_value(qtbot, dispatcher):
+    started = []
+    panel = _wired_panel(dispatcher, started)
+    with pytest.raises(TypeError):
+        panel.refresh(20000)
