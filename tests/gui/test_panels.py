@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtGui
 from ntkviz.core import KernelSpec, evaluate_kernel, mercer_spectrum
 from ntkviz.gui.panels._curve_plots import power_label, sci
 from ntkviz.gui.panels.kernel_curves import QtKernelCurvesPanel
-from ntkviz.gui.panels.spectrum import QtSpectrumPanel, cell_text
+from ntkviz.gui.panels.spectrum import ZERO_ENTRY, QtSpectrumPanel, cell_text
 
 
 def make(qtbot, cls, dispatcher, size=(1100, 700)):
@@ -209,7 +209,9 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     shown = ~sp.exact_zero & (sp.k >= 1)
     np.testing.assert_array_equal(item.xData, sp.k[shown])
     np.testing.assert_allclose(10.0 ** item.yData, sp.mu[shown], rtol=1e-13)  # log10 drawn
-    zeros = curves(panel.plot)[f"{spec.label}: μ_k = 0 exactly"]
+    assert ZERO_ENTRY in curves(panel.plot)  # one legend entry for all rows of zeros
+    index = [s.label for s in panel.response.series].index(spec.label)
+    zeros = panel._items[("zero", index)][1]
     np.testing.assert_array_equal(zeros.xData, sp.k[sp.exact_zero & (sp.k >= 1)])
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown

@@ -138,13 +138,19 @@ class _LegendInLayout(pg.LegendItem):
             self._regrid()
 
     def fit(self) -> None:
-        """Use as many columns as the widest entry allows in the plot's width."""
+        """Use as many columns as fit the plot's width (entries fill rows left to right;
+        each column as wide as its widest entry)."""
         if not self.items:
             return
-        widest = max(s.boundingRect().width() + lab.boundingRect().width() + 12
-                     for s, lab in self.items)
+        widths = [s.boundingRect().width() + lab.boundingRect().width() + 12
+                  for s, lab in self.items]
         available = self._plot_item.geometry().width() - 24
-        self.setColumnCount(max(1, min(len(self.items), int(available // widest))))
+        columns = 1
+        for n in range(len(widths), 1, -1):
+            if sum(max(widths[c::n]) for c in range(n)) <= available:
+                columns = n
+                break
+        self.setColumnCount(columns)
 
     def updateSize(self):  # noqa: N802 - pyqtgraph API
         hint = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize)

@@ -44,6 +44,10 @@ guide exponents −p and −p − 2.</p>
 """
 
 
+#: legend entries of the markers (one each, whatever the number of kernels)
+ZERO_ENTRY = "μ_k = 0 exactly (△, one row per kernel, in its colour)"
+BAD_ENTRY = "not trustworthy (×)"
+
 _RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
 
 
@@ -263,19 +267,21 @@ class QtSpectrumPanel(KernelChoicePanel):
                         name=s.label)
             z = s.zero & (s.k >= 1)
             if z.any():
-                n_zero += int(z.sum())
                 # one row of markers per kernel, stacked below the data
+                named = n_zero == 0  # one legend entry for every row of zeros
+                n_zero += int(z.sum())
                 self._curve(pi, ("zero", i), s.k[z], np.full(int(z.sum()), floor - i * gap),
-                            pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
+                            named, pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
                             symbolBrush=pg.mkBrush(None),
-                            name=f"{s.label}: μ_k = 0 exactly")
+                            name=ZERO_ENTRY if named else None)
             b = untrusted(s)
             if b.any():
+                named = n_bad == 0
                 n_bad += int(b.sum())
                 self._curve(pi, ("bad", i), s.k[b], np.where(np.isfinite(ly[b]), ly[b], floor),
-                            pen=None, symbol="x", symbolSize=9, symbolPen=pen("#d00000", 1.5),
-                            symbolBrush=pg.mkBrush("#d00000"),
-                            name=f"{s.label}: not trustworthy")
+                            named, pen=None, symbol="x", symbolSize=9,
+                            symbolPen=pen("#d00000", 1.5), symbolBrush=pg.mkBrush("#d00000"),
+                            name=BAD_ENTRY if named else None)
             if params.slope and len(s.slope):
                 self._curve(ps, ("slope", i), s.slope_k, s.slope, pen=pen(i, 1.5),
                             symbol="o", symbolSize=4, symbolPen=None,
