@@ -75,3 +75,58 @@ def test_views_are_the_editor_views():
     from ntkviz.jobs import DEFORM_VIEWS
 
     assert VIEWS == DEFORM_VIEWS
+
+
+def test_rotation_90_is_drawn_not_clamped(tmp_path):
+    """13.9: the figure draws the value asked (the CSV always did)."""
+    from PySide6 import QtGui
+
+    paths = {}
+    for angle in ("45", "90"):
+        paths[angle] = tmp_path / f"r{angle}.png"
+        assert main(["export", "deform", "--label", "1", "--rotation", angle,
+                     "--out", str(paths[angle])]) == 0
+    assert paths["45"].read_bytes() != paths["90"].read_bytes()
+    img = QtGui.QImage(str(paths["90"]))
+    assert img.width() == 800 and 0.5 * 800 <= img.height() <= 800  # not 229×327
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--rotation", "400"], r"--rotation: rotation_deg must be in \[-360, 360\], got 400"),
+    (["--translate-x", "2000"], r"--translate-x: translate_x must be in \[-1000, 1000\]"),
+    (["--shear", "11"], r"--shear: shear must be in \[-10, 10\]"),
+])
+def test_beyond_the_range_is_refused_naming_the_option(tmp_path, capsys, extra, words):
+    import re
+
+    assert main(["export", "deform", *extra, "--out", str(tmp_path / "x.png")]) == 2
+    assert re.search(words, capsys.readouterr().err)
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_context_of_a_one_pixel_image_has_no_nan(tmp_path):
+    one = tmp_path / "one.npy"
+    np.save(one, np.full((1, 1), 0.5))  # a 1×1 image: a uniform 28×28 square
+    out = tmp_path / "c.csv"
+    assert main(["export", "deform", "--image", str(one), "--view", "context", "--out", str(out)]) == 0
+    header, rows = read(out)
+    assert header == ["category", "map", "relative_distance"]
+    assert rows and not any(r[2] == "nan" for r in rows)
+
+
+@pytest.mark.parametrize("content, words", [
+    (np.zeros((1, 1)), "one.npy: the image is blank"),
+    (np.zeros((4, 28, 28)), r"shape \(4, 28, 28\) is not one image"),
+])
+def test_blank_or_stacked_images_are_refused(tmp_path, capsys, content, words):
+    import re
+
+    np.save(tmp_path / "one.npy", content)
+    assert main(["export", "deform", "--image", str(tmp_path / "one.npy"), "--view", "context",
+                 "--out", str(tmp_path / "c.csv")]) == 2
+    assert re.search(words, capsys.readouterr().err)
+
+
+def test_a_folder_is_not_called_a_missing_file(tmp_path, capsys):
+    assert main(["export", "deform", "--image", str(tmp_path), "--out", str(tmp_path / "c.csv")]) == 2
+    assert "is a folder, not a file" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import pytest
 from ntkviz.cli import main
 
 ARGS = ["export", "stability", "--digits", "0,100", "--amplitudes", "0.1,1,2", "--seeds", "1",
-        "--references", "1"]
+        "--references", "2"]
 
 
 def test_csv_equals_the_core_sweep(tmp_path, capsys):
@@ -22,7 +22,7 @@ def test_csv_equals_the_core_sweep(tmp_path, capsys):
     with open(out) as fh:
         rows = list(csv.reader(fh))
     images, labels = load_digits()
-    refs = np.concatenate([np.flatnonzero(labels == k)[:1] for k in range(10)])
+    refs = np.concatenate([np.flatnonzero(labels == k)[:2] for k in range(10)])
     item = None
     for item in stability_sweep(images[[0, 100]] / 255.0, labels[[0, 100]].astype(int),
                                 PRESETS["M1"], "smooth", np.geomspace(0.1, 1, 2), (0,),
@@ -64,3 +64,29 @@ def test_bad_options_are_one_line_errors(tmp_path, capsys, extra, words):
 def test_bad_suffix(tmp_path, capsys):
     assert main(ARGS + ["--out", str(tmp_path / "s.txt")]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_no_same_label_reference_is_refused_not_nan(tmp_path, capsys):
+    """13.10: digit 0 is its label's only reference with --references 1 (and a digit is
+    never compared with itself): refused with the reason, instead of NaN levels."""
+    out = tmp_path / "s.csv"
+    assert main(["export", "stability", "--digits", "0", "--references", "1", "--amplitudes",
+                 "0.1,1,2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--references: reference_per_class must be >= 2 for digits 0" in err
+    assert not out.exists()
+    assert main(["export", "stability", "--digits", "0", "--references", "2", "--amplitudes",
+                 "0.1,1,2", "--out", str(out)]) == 0
+    with open(out) as fh:
+        rows = list(csv.reader(fh))
+    assert not any(v == "nan" for row in rows[1:] for v in row)
+
+
+def test_amplitudes_to_500_are_computed_to_500(tmp_path):
+    out = tmp_path / "s.csv"
+    assert main(["export", "stability", "--digits", "0,100", "--references", "2", "--amplitudes",
+                 "1,500,2", "--out", str(out)]) == 0
+    with open(out) as fh:
+        rows = list(csv.reader(fh))
+    assert [float(r[0]) for r in rows[1:]] == [1.0, 500.0]
+    assert main(["export", "stability", "--amplitudes", "1,1001,2", "--out", str(out)]) == 2

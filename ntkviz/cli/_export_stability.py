@@ -33,7 +33,7 @@ def register(sub) -> None:
                     "(log-log), in the spirit of Fig. 1 of Bietti & Mairal (not a reproduction). "
                     "Unset options take the app's defaults: smooth field, digits 0,100,200,300,400 "
                     "(labels 0-4), amplitudes 0.01..3 (6 values), 1 seed, M1, 5 references per label.")
-    p.add_argument("--family", choices=limits.FAMILIES, help="deformation family (default smooth)")
+    p.add_argument("--family", help=f"deformation family: {', '.join(limits.FAMILIES)} (default smooth)")
     p.add_argument("--digits", metavar="LIST", help="bundled digit indices 0..999, comma-separated "
                                                    "(index = 100 * label + i)")
     p.add_argument("--amplitudes", type=float_list, metavar="MIN,MAX[,COUNT]",

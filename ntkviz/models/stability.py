@@ -31,7 +31,10 @@ _N_BUNDLED = 10 * limits.BUNDLED_PER_CLASS
 
 
 def family_defaults(family: str) -> dict:
-    """``{"amplitude_min": …, "amplitude_max": …}``: the default range of ``family``."""
+    """``{"amplitude_min": …, "amplitude_max": …}``: the default range of ``family``
+    (empty for an unknown family, which the parameters then refuse by name)."""
+    if family not in FAMILY_AXES:
+        return {}
     _, lo, hi = FAMILY_AXES[family]
     return {"amplitude_min": lo, "amplitude_max": hi}
 
