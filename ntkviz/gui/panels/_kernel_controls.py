@@ -11,8 +11,6 @@ is shown as it is, never rounded or clamped to the slider.
 """
 from __future__ import annotations
 
-import sys
-
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
@@ -106,18 +104,6 @@ class ExactFloat(LabeledSlider):
                      self.spin.decimals())
 
 
-class _ActivationBox(QtWidgets.QComboBox):
-    """A combo box that completes its list (``fill()``) before it opens."""
-
-    def __init__(self, fill, parent=None):
-        super().__init__(parent)
-        self._fill = fill
-
-    def showPopup(self) -> None:  # noqa: N802 - Qt API
-        self._fill()
-        super().showPopup()
-
-
 class KernelChooser(QtWidgets.QGroupBox):
     """Which kernels to draw: ``edited({field: value})`` on any edit (field names of
     :class:`~ntkviz.models.kernel_curves.KernelChoice`), ``refused(message)`` when
@@ -140,9 +126,8 @@ class KernelChooser(QtWidgets.QGroupBox):
         lay.addLayout(row)
 
         form = QtWidgets.QFormLayout()
-        self.activation = _ActivationBox(self.ensure_activations)
-        self.activation.addItem(limits.DEFAULT_ACTIVATION)
-        self.ensure_activations(import_core=False)
+        self.activation = QtWidgets.QComboBox()
+        self.activation.addItems(list(limits.ACTIVATIONS))
         self.activation.setToolTip("activation σ of the deep NTK/NNGP, normalised by "
                                    "c_σ = 1/E[σ(z)²], z ~ N(0, 1) (ReLU: c = 2)")
         self.activation.currentTextChanged.connect(
@@ -191,30 +176,11 @@ class KernelChooser(QtWidgets.QGroupBox):
         self.edited.emit({"extra_depths": depths})
 
     # ------------------------------------------------------------------- view
-    def ensure_activations(self, import_core: bool = True) -> None:
-        """Offer every activation. The box starts with the default only, so that the
-        window can show before the numeric core (numba, scipy) is imported; the
-        panels call this once they have imported it, and so does opening the box or
-        showing another activation."""
-        if self.activation.count() > 1:
-            return
-        if not import_core and "ntkviz.core" not in sys.modules:
-            return
-        current = self.activation.currentText()
-        self.activation.blockSignals(True)
-        try:
-            self.activation.clear()
-            self.activation.addItems(list(limits.ACTIVATIONS))
-            self.activation.setCurrentIndex(max(0, self.activation.findText(current)))
-        finally:
-            self.activation.blockSignals(False)
-
     def sync(self, params) -> None:
         """Show the kernel choice of ``params`` (no signal is emitted)."""
         for name, cb in self.checks.items():
             set_checked(cb, name in params.kernels)
         if params.activation != self.activation.currentText():
-            self.ensure_activations()
             self.activation.blockSignals(True)
             self.activation.setCurrentIndex(self.activation.findText(params.activation))
             self.activation.blockSignals(False)
@@ -238,7 +204,7 @@ class KernelChooser(QtWidgets.QGroupBox):
 class KernelChoicePanel(QtPanel):
     """Base of the panels whose model holds a
     :class:`~ntkviz.models.kernel_curves.KernelChoice`: the chooser writes through
-    the model, shows it and is completed once the numeric core is loaded."""
+    the model and shows it."""
 
     #: the help text (HTML with ``x^{…}``/``x_k`` maths, see :func:`html_maths`)
     HELP = ""
@@ -256,10 +222,6 @@ class KernelChoicePanel(QtPanel):
     def sync_widgets(self, changed: frozenset) -> None:
         if changed & set(CHOICE_FIELDS):
             self.kernels.sync(self.model.params)
-
-    def build_request(self):
-        self.kernels.ensure_activations()
-        return super().build_request()
 
     def help_html(self) -> str:
         return html_maths(self.HELP)
