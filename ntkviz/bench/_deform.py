@@ -2,12 +2,14 @@
 
 * one editor update (DeformRequest with cached reference norms: warp, norms of
   the deformed digit, one cross kernel) on M1 -- the slider-to-read-out compute
-  latency;
+  latency; and the same through the model (DeformationModel.build_request: the
+  digit, the architecture and the request built from the parameters, the
+  digit's norms from the core's cache), as the panel does per change;
 * a scripted drag in the real panel, offscreen: 100 slider positions fed at
   ~60 events/s through the Qt event loop; reports read-out updates per second
   during the drag (target >= 20) and the latency from the last slider event to
   the drawing of its read-out;
-* the default stability sweep (:data:`ntkviz.jobs.STABILITY_DEFAULTS`).
+* the default stability sweep (:class:`ntkviz.models.stability.StabilityParams` defaults).
 
 Allocator: glibc defaults (no MALLOC_* tuning).
 """
@@ -36,9 +38,26 @@ def _request_latency(repeats: int) -> Result:
     counter = iter(np.linspace(0.1, 3.0, 10 * (repeats + 2)))  # a new deformation each call
 
     def one():
-        DeformRequest(x, Deformation(translate_x=next(counter), rotation_deg=3.0), arch, norms)()
+        DeformRequest(x, Deformation(translate_x=next(counter), rotation_deg=3.0), arch,
+                      reference_norms=norms)()
 
     return Result("deform: one editor update (M1, warp + norms + cross kernel)",
+                  median_time(one, repeats), target=0.05)
+
+
+def _model_update(repeats: int) -> Result:
+    from ntkviz.models.deformation import DeformationModel
+
+    model = DeformationModel()
+    model.update(label=3)
+    model.request()()  # the digit's norms into the core's cache
+    counter = iter(np.linspace(0.1, 3.0, 10 * (repeats + 2)))
+
+    def one():
+        model.update(translate_x=float(next(counter)), rotation_deg=3.0)
+        model.request()()
+
+    return Result("deform: one editor update through the model (as the panel)",
                   median_time(one, repeats), target=0.05)
 
 
@@ -93,22 +112,23 @@ def _scripted_drag(repeats: int) -> list[Result]:
     return [Result("deform: read-out updates per second during a drag", statistics.median(rates),
                    target=20.0, unit="updates/s", note=note),
             Result("deform: last slider event -> its read-out drawn", statistics.median(latencies),
-                   note="coalesced: waits for the computation in flight, then its own")]
+                   note="the dispatcher's throttle, then its computation")]
 
 
 def _default_sweep(repeats: int) -> Result:
-    from ntkviz.jobs import STABILITY_DEFAULTS, StabilityRequest
+    from ntkviz.models.stability import StabilityModel
 
-    req = StabilityRequest.from_state({})
+    model = StabilityModel()
+    req = model.request()
     size = (f"{len(req.digits)} digits x {len(req.amplitudes)} amplitudes x {len(req.seeds)} seed, "
-            f"{STABILITY_DEFAULTS['family']}, {STABILITY_DEFAULTS['architecture']}, "
+            f"{model.params.family}, {model.params.architecture}, "
             f"{req.reference_per_class} reference digits/label")
     return Result("stability: default sweep", median_time(req.run, max(1, min(repeats, 3))),
                   note=size)
 
 
 def run(repeats: int) -> list[Result]:
-    results = [_request_latency(repeats)]
+    results = [_request_latency(repeats), _model_update(repeats)]
     results += _scripted_drag(min(repeats, 3))
     results.append(_default_sweep(repeats))
     return results

