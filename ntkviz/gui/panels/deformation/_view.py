@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal, Slot
 
 from ntkviz.gui.panels._base import QtPanel
+from ntkviz.gui.panels._kernel_controls import scroll_column
 from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews
@@ -75,21 +76,11 @@ class QtDeformationPanel(QtPanel):
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
-        controls = QtWidgets.QWidget()
-        cl = QtWidgets.QVBoxLayout(controls)
-        cl.setContentsMargins(4, 4, 4, 4)
         self.digit_picker = DigitPicker(self.model, self._report_error, self._say)
         self.deformation_controls = DeformationControls(self.model, self._report_error)
         self.architecture_editor = ArchitectureEditor(self.model, self._report_error)
-        for w in (self.digit_picker, self.deformation_controls, self.architecture_editor):
-            cl.addWidget(w)
-        cl.addStretch(1)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        controls.setMinimumWidth(max(controls.sizeHint().width(), 370))
-        scroll.setMinimumWidth(controls.minimumWidth() + scroll.verticalScrollBar().sizeHint().width() + 6)
+        scroll = scroll_column(self.digit_picker, self.deformation_controls,
+                               self.architecture_editor)
 
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
