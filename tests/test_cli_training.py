@@ -106,5 +106,19 @@ def test_png_svg_gif_exports(tmp_path):
     assert "(x0" not in svg and "(x1" not in svg  # no SI scale factor on any axis
     gif = Image.open(tmp_path / "a.gif")
     count = len(TrainConfig(steps=300, frames=12).frame_steps())
-    assert gif.n_frames == count
+    assert gif.n_frames == count and gif.size[0] == 600
+    assert abs(gif.info["duration"] - 1000 / 15) <= 10  # --fps default (GIF: centiseconds)
     assert not list(tmp_path.glob(".*part*"))  # atomic writes leave no temporary files
+
+
+def test_the_shared_export_runner_writes_the_metrics_table(tmp_path):
+    """``run_export`` (the CLI's common path) reads the training table from the request."""
+    from ntkviz.cli._export import run_export
+
+    out = run_export(tmp_path / "r.csv", "training", {"steps": 300, "frames": 12,
+                                                      "compare": False}, view="figure")
+    header, rows = read_csv(out)
+    config = TrainConfig(alpha=0.01, width=20, samples=15, teacher=3, lr=0.005, steps=300,
+                         frames=12)
+    expected = TrainRequest(config, None)().csv_table("metrics")
+    assert header == expected[0] and len(rows) == len(expected[1])

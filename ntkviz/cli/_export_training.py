@@ -5,9 +5,9 @@ The options fill the lazy-training panel's model
 before anything is computed: the export draws exactly the parameters asked for,
 or refuses them with a one-line message naming the option and its range. CSV
 comes straight from the job (:class:`ntkviz.jobs.TrainRequest`): the metrics of
-every frame, or the neurons / predictors at ``--frame``. PNG/SVG are the panel's
-figure at ``--frame`` rendered offscreen; GIF animates every frame (needs Pillow).
-Every file is written atomically.
+every frame, or the neurons / predictors at ``--frame``. PNG/SVG/GIF go through the
+app's exporter registry (:func:`ntkviz.gui.export.export_view`, atomic writes) with the
+panel offscreen: PNG/SVG at ``--frame``, GIF every frame at ``--fps`` (needs Pillow).
 """
 from __future__ import annotations
 
@@ -130,23 +130,24 @@ def run(args) -> int:
             *limits.EXPORT_WIDTH_RANGE, args.width))
     if not 1 <= args.fps <= 100:
         raise CliError(f"--fps must be in [1, 100], got {args.fps}")
-    suffix = out.suffix.lower()
-    if suffix == ".csv":
+    if out.suffix.lower() == ".csv":  # from the job, at --frame: no Qt
         from ntkviz.models.training import TrainingModel
 
         response = TrainingModel.build_request(params)()
-        base = args.view.removesuffix("_2")
-        write_csv(out, *response.csv_table("metrics" if base == "figure" else base, params.frame))
+        write_csv(out, *response.csv_table(args.view, params.frame))
         _warn(response, params.frame)
-    elif suffix == ".gif":
-        write_gif(params, out, args.width, args.fps, args.view)
-    else:
-        from ntkviz._io import atomic_write
-        from ntkviz.gui.export import export_plot
+        print(out)
+        return 0
+    if out.suffix.lower() == ".gif":
+        try:
+            import PIL  # noqa: F401
+        except ImportError:
+            raise CliError("GIF export needs Pillow: pip install 'ntkviz[gif]'") from None
+    from ntkviz.gui.export import export_view
 
-        with _panel(params) as panel:
-            atomic_write(out, lambda tmp: export_plot(panel.plot_items()[args.view], tmp,
-                                                      args.width))
+    with _panel(params) as panel:
+        panel.player.fps = args.fps  # the GIF's frame time
+        export_view(panel, args.view, out, args.width)
     print(out)
     return 0
 
@@ -188,36 +189,3 @@ def _warn(response, frame: int) -> None:
         print(f"ntkviz export training: warning: the run stopped after "
               f"{response.frame_count} frames; frame {frame} shows its last frame",
               file=sys.stderr)
-
-
-def write_gif(params, out, width: int | None, fps: int, view: str = "figure") -> None:
-    """Render every frame of the panel offscreen into an animated GIF at ``fps``."""
-    try:
-        from PIL import Image
-    except ImportError:
-        raise CliError("GIF export needs Pillow: pip install 'ntkviz[gif]'") from None
-    from ntkviz._io import atomic_write
-    from ntkviz.gui.export import render_image
-
-    images = []
-    with _panel(params) as panel:
-        item = panel.plot_items()[view]
-        for index in range(panel.frame_count()):
-            panel.show_frame(index)
-            qimage = render_image(item, width)
-            images.append(_to_pil(qimage, Image).convert("P", palette=Image.Palette.ADAPTIVE))
-    if not images:
-        raise CliError("no frames to animate")
-    atomic_write(out, lambda tmp: images[0].save(
-        tmp, format="GIF", save_all=True, append_images=images[1:],
-        duration=round(1000 / fps), loop=0, optimize=False))
-
-
-def _to_pil(qimage, Image):
-    """QImage (any format) -> PIL RGB image."""
-    from PySide6.QtGui import QImage
-
-    img = qimage.convertToFormat(QImage.Format.Format_RGBA8888)
-    data = bytes(img.constBits())[: img.bytesPerLine() * img.height()]
-    return Image.frombuffer("RGBA", (img.width(), img.height()), data, "raw", "RGBA",
-                            img.bytesPerLine(), 1).convert("RGB")

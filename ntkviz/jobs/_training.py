@@ -130,9 +130,12 @@ class TrainResponse:
             return None
         return frames[max(0, min(index if index >= 0 else len(frames) + index, len(frames) - 1))]
 
-    def csv_table(self, view: str, index: int = -1) -> tuple[list[str], list[list]]:
+    def csv_table(self, view: str = "metrics", index: int = -1) -> tuple[list[str], list[list]]:
         """``(header, rows)`` of ``view``: "metrics" (every frame), or "neurons" /
-        "predictor" at frame ``index`` (default: the last), for every run."""
+        "predictor" at frame ``index`` (default: the last), for every run. The panel's
+        view names are accepted too: "figure" is the metrics table, "<view>_2" the same
+        table as "<view>" (it holds every run)."""
+        view = "metrics" if view == "figure" else view.removesuffix("_2")
         if view not in TRAIN_VIEWS:
             raise ValueError(f"view must be one of {', '.join(TRAIN_VIEWS)}; got {view!r}")
         rows: list[list] = []

@@ -298,3 +298,17 @@ def test_legend_samples_show_their_colours_on_screen(qtbot, panel):
                      int(rect.left() * ratio): int(rect.right() * ratio) + 1]
         rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
         assert (np.abs(patch - rgb).max(axis=-1) <= 30).sum() >= 20, name
+
+
+def test_gif_through_the_exporter_registry(qtbot, panel, tmp_path):
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    from ntkviz.gui.export import export_view
+
+    data = computed(qtbot, panel, SMALL)
+    panel.player.timeline.setValue(5)
+    export_view(panel, "metrics", tmp_path / "a.gif", width=320)
+    gif = Image.open(tmp_path / "a.gif")
+    assert gif.n_frames == data.frame_count and gif.size[0] == 320
+    assert panel.current_index() == 5  # the frame shown before comes back

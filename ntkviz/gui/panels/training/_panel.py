@@ -296,11 +296,30 @@ class QtTrainingPanel(QtPanel):
         return items
 
     def csv_table(self, view: str):
+        """The metrics of every frame ("figure", "metrics"), or the neurons / predictors of
+        the frame shown, for every run."""
         if self._data is None:
             raise ValueError("nothing computed yet")
-        base = view.removesuffix("_2")
-        return self._data.csv_table("metrics" if base == "figure" else base,
-                                    self.current_index())
+        return self._data.csv_table(view, self.current_index())
+
+    @property
+    def frame_ms(self) -> int:
+        """Milliseconds per frame of an exported animation (the playback rate)."""
+        return round(1000 / self.player.fps)
+
+    def animation_frames(self, view: str, width: int | None = None, height: int | None = None):
+        """Every frame of the timeline drawn in ``view``, as images (a GIF export); the
+        frame shown before is shown again afterwards."""
+        from ntkviz.gui.export import render_image
+
+        self.pause()
+        item, shown = self.plot_items()[view], self.current_index()
+        try:
+            for index in range(self.frame_count()):
+                self.show_frame(index)
+                yield render_image(item, width, height)
+        finally:
+            self.show_frame(shown)
 
     def help_html(self) -> str:
         return HELP
