@@ -1,17 +1,29 @@
 """Dataset-scale convolutional kernels: data loading, tiled resumable Gram stores,
 local or Dask execution, and kernel-ridge classification (Qt-free).
 
-Public API
+Public API (imported lazily: ``import ntkviz.dataset`` loads no numba or scipy)
 ----------
 * :func:`load_dataset` / :func:`read_idx` / :class:`Dataset` -- ``.npy``, ``.npz``
   and MNIST IDX input (uint8 scaled by 1/255).
-* :func:`compute_gram` -- a CKN/NTK Gram or cross matrix over tiles, into Zarr
-  stores (resumable) or memory, in-process or on a Dask cluster.
+* :class:`GramRun` / :func:`compute_gram` -- a CKN/NTK Gram or cross matrix over
+  tiles, into Zarr stores (resumable) or memory, in-process or on a Dask
+  cluster (:func:`dask_client`).
 * :mod:`ntkviz.dataset.classify` -- one-vs-rest kernel ridge regression.
 """
-from ntkviz.dataset._load import Dataset, images_hash, load_dataset, read_idx
-from ntkviz.dataset._gram import GramRun, compute_gram, dask_client, gram_meta
-from ntkviz.dataset._store import GramStore, MemoryTarget, StoreMeta, TileGrid, open_store
+from __future__ import annotations
 
-__all__ = ["Dataset", "load_dataset", "read_idx", "images_hash", "GramRun", "compute_gram",
-           "dask_client", "gram_meta", "GramStore", "MemoryTarget", "StoreMeta", "TileGrid", "open_store"]
+import importlib
+
+_EXPORTS = {
+    "Dataset": "_load", "load_dataset": "_load", "read_idx": "_load", "images_hash": "_load",
+    "GramRun": "_gram", "compute_gram": "_gram", "dask_client": "_gram", "gram_meta": "_gram",
+    "GramStore": "_store", "MemoryTarget": "_store", "StoreMeta": "_store", "TileGrid": "_store",
+    "open_store": "_store",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"ntkviz.dataset.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'ntkviz.dataset' has no attribute {name!r}")

@@ -34,15 +34,12 @@ import numpy as np
 from scipy import linalg
 
 from ntkviz.core.cntk import Architecture, architecture_to_dict
+from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS, check_amplitude
 
 __all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "ClassifyProgress", "ClassifyResult",
            "classify_iter", "deform_images", "pixel_gram", "median_bandwidth", "krr_scores",
            "krr_predict", "cv_ridge", "parse_deform", "train_permutation"]
 
-KERNELS = ("ckn", "ntk", "pixels")
-#: deformation family -> field of :class:`ntkviz.core.deform.Deformation` the amplitude sets
-DEFORM_FAMILIES = {"rotation": "rotation_deg", "translation": "translate_x", "scale": "scale",
-                   "shear": "shear", "smooth": "smooth_amplitude", "infimnist": "infimnist_alpha"}
 #: candidate relative ridges for ``ridge="auto"``
 RIDGE_GRID = tuple(10.0 ** e for e in range(-6, 2))
 CV_FOLDS = 5
@@ -64,8 +61,10 @@ def parse_deform(text: str) -> tuple[str, tuple[float, ...]]:
         raise ValueError(f"--deform amplitudes must be numbers, got {values!r}") from None
     if not amps:
         raise ValueError("--deform needs at least one amplitude, e.g. rotation:0,10,20")
-    for a in amps:
-        _deformation(family, a)  # validates the range
+    try:
+        amps = tuple(check_amplitude(family, a) for a in amps)
+    except ValueError as exc:
+        raise ValueError(f"--deform {exc}") from None
     return family, amps
 
 
@@ -191,6 +190,8 @@ def _cache_paths(cache_dir, arch: Architecture, a: np.ndarray, b: np.ndarray | N
     if cache_dir is None:
         return None
     from ntkviz.dataset._load import images_hash
+
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
 
     h = hashlib.sha256(json.dumps(architecture_to_dict(arch), sort_keys=True).encode()).hexdigest()[:12]
     tag = images_hash(a)[:16] + ("" if b is None else "-" + images_hash(b)[:16])

@@ -33,6 +33,7 @@ PANELS: list[tuple[str, str, str]] = [
     ("deform", "Deformations", "ntkviz.gui.panels.deformation:QtDeformationPanel"),
     ("stability", "Stability", "ntkviz.gui.panels.stability:QtStabilityPanel"),
     ("training", "Lazy training", "ntkviz.gui.panels.training:QtTrainingPanel"),
+    ("classification", "Classification", "ntkviz.gui.panels.classification:QtClassificationPanel"),
 ]
 
 #: key -> tab title (available without importing any panel)

@@ -1,0 +1,29 @@
+"""Names and ranges of the dataset tools (standard library only: no numpy, numba, scipy)."""
+from __future__ import annotations
+
+import math
+
+from ntkviz import limits
+
+__all__ = ["KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude"]
+
+KERNELS = ("ckn", "ntk", "pixels")
+#: deformation family -> field of :class:`ntkviz.core.deform.Deformation` its amplitude sets
+DEFORM_FAMILIES = {"rotation": "rotation_deg", "translation": "translate_x", "scale": "scale",
+                   "shear": "shear", "smooth": "smooth_amplitude", "infimnist": "infimnist_alpha"}
+#: family -> (allowed amplitude range, unit)
+FAMILY_RANGES = {"rotation": (limits.ROTATION_RANGE, "degrees"),
+                 "translation": (limits.TRANSLATE_RANGE, "px"),
+                 "scale": (limits.SCALE_RANGE, "zoom factor"),
+                 "shear": (limits.SHEAR_RANGE, "shear factor"),
+                 "smooth": (limits.SMOOTH_AMPLITUDE_RANGE, "px"),
+                 "infimnist": (limits.INFIMNIST_ALPHA_RANGE, "α")}
+
+
+def check_amplitude(family: str, amplitude) -> float:
+    """``amplitude`` as float if allowed for ``family``, else ``ValueError`` with the range."""
+    (lo, hi), unit = FAMILY_RANGES[family]
+    if isinstance(amplitude, bool) or not isinstance(amplitude, (int, float)) \
+            or not (math.isfinite(amplitude) and lo <= amplitude <= hi):
+        raise ValueError(f"{family} amplitude must be in [{lo:g}, {hi:g}] {unit}, got {amplitude!r}")
+    return float(amplitude)

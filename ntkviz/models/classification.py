@@ -1,0 +1,88 @@
+"""Parameters of the classification panel (Qt-free).
+
+Kernel ridge classification of the bundled digits with the CKN, the NTK and a
+pixel kernel (:class:`ntkviz.jobs.ClassifyRequest`): accuracy against training
+size and against the amplitude of a deformation of the test digits. The run
+starts on demand (a Start button): it costs about ``pairs`` conv kernel
+evaluations (~2.5 ms each for M1) the first time; the Gram matrices are then
+cached as Zarr stores in ``$XDG_CACHE_HOME/ntkviz/classify`` (``use_cache``),
+so reruns cost nothing. Importing this module loads neither numba, scipy nor Qt.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ntkviz.models._base import ParamModel
+
+__all__ = ["ClassificationParams", "ClassificationModel", "default_cache_dir"]
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/ntkviz/classify`` (``~/.cache/ntkviz/classify``): the panel's Gram stores."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ntkviz" / "classify"
+
+
+@dataclass(frozen=True)
+class ClassificationParams:
+    """The classification panel's parameters (ranges: :class:`ntkviz.jobs.ClassifyRequest`).
+
+    architecture : preset M1..M4. kernels : among ckn, ntk, pixels.
+    train_sizes : nested training sizes in [2, 1000 - test_size]. test_size : in [10, 500].
+    ridge : relative ridge in (0, 1e6], or None: k-fold cross-validation on the training set.
+    family, amplitudes : deformation of the test digits ("none" or a deformation family).
+    seed : split, training order and folds. use_cache : keep Gram matrices on disk.
+    """
+
+    architecture: str = "M1"
+    kernels: tuple[str, ...] = ("ckn", "ntk", "pixels")
+    train_sizes: tuple[int, ...] = (25, 50, 100)
+    test_size: int = 100
+    ridge: float | None = None
+    family: str = "rotation"
+    amplitudes: tuple[float, ...] = (0.0, 10.0, 20.0)
+    seed: int = 0
+    use_cache: bool = True
+
+    def __post_init__(self):
+        if not isinstance(self.use_cache, bool):
+            raise ValueError(f"use_cache must be true or false, got {self.use_cache!r}")
+        self.request(None)  # every other range is the request's
+
+
+    def request(self, cache_dir):
+        from ntkviz.jobs._classify import ClassifyRequest
+
+        return ClassifyRequest(self.architecture, tuple(self.kernels), tuple(self.train_sizes), self.test_size,
+                               self.ridge, self.family, tuple(self.amplitudes), self.seed,
+                               None if cache_dir is None else str(cache_dir))
+
+
+class ClassificationModel(ParamModel):
+    """Model of the classification panel (see the module docstring)."""
+
+    Params = ClassificationParams
+    display_only = frozenset()
+
+    @classmethod
+    def build_request(cls, params: ClassificationParams):
+        return params.request(default_cache_dir() if params.use_cache else None)
+
+    @classmethod
+    def gallery_cases(cls) -> dict[str, dict]:
+        """Session states: the default plus cheap extreme cases (pixels only where conv
+        kernels would take minutes)."""
+        return {
+            "default": {},
+            "tiny": {"train_sizes": [2], "test_size": 10, "amplitudes": [0.0], "architecture": "M3"},
+            "large_pixels": {"kernels": ["pixels"], "train_sizes": [10, 100, 500, 900], "test_size": 100},
+            "huge_rotation": {"kernels": ["pixels"], "family": "rotation",
+                              "amplitudes": [0.0, 45.0, 90.0, 180.0, 360.0]},
+            "tiny_translation": {"kernels": ["pixels"], "family": "translation",
+                                 "amplitudes": [0.0, 0.001, 0.01]},
+            "fixed_ridge": {"kernels": ["pixels"], "ridge": 1e-6, "family": "none"},
+            "m4_ckn": {"architecture": "M4", "kernels": ["ckn", "pixels"], "train_sizes": [10, 20],
+                       "test_size": 20, "amplitudes": [0.0, 20.0]},
+        }
