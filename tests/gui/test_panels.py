@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from ntkviz.core import KernelSpec, evaluate_kernel, mercer_spectrum
-from ntkviz.gui.panels._curve_plots import power_label, sci
+from ntkviz.gui.panels._curve_plots import sci
 from ntkviz.gui.panels.kernel_curves import QtKernelCurvesPanel
 from ntkviz.gui.panels.spectrum import ZERO_ENTRY, QtSpectrumPanel, cell_text
 
@@ -343,14 +343,6 @@ def test_values_table_is_scientific_full_precision_right_aligned(qtbot, spectrum
 
 
 # ------------------------------------------------------------------ plot helpers
-@pytest.mark.parametrize("exponent, text", [
-    (0.0, "10⁰"), (1.0, "10¹"), (-5.0, "10⁻⁵"), (-400.0, "10⁻⁴⁰⁰"), (2.0, "10²"),
-    (np.log10(2.0) - 3, "2·10⁻³"), (np.log10(5.0) + 12, "5·10¹²"), (-1e-12, "10⁰"),
-])
-def test_power_labels(exponent, text):
-    assert power_label(exponent) == text
-
-
 def test_sci_from_log10_beyond_float64():
     assert sci(log10=-400.0 + np.log10(3.66463469)) == "3.664634690e-400"
     assert sci(1.142349069e-07) == "1.142349069e-07"

@@ -1,11 +1,9 @@
 """Plot pieces shared by the kernel-curve and eigenvalue-decay panels.
 
-* :class:`PowerOfTenAxis` — a log axis whose labels are written from the
-  exponent (10⁻¹², 2·10³, 10⁰ …, one style), so they stay right for values far
-  below the float64 range (the spectrum plots log10 μ_k, which may be −2000);
-* :func:`log_plot` — :func:`ntkviz.gui.widgets.make_plot` with those axes, no
-  automatic SI scale factor ("x1e+27") on any axis and a legend with a
-  background;
+* :func:`log_plot` — :func:`ntkviz.gui.widgets.make_plot` with the legend
+  under the x axis (:func:`legend_below`, covering no data), the grid under the
+  curves, and optionally a y axis of log10 values labelled 10ⁿ that is not
+  limited to the float64 range (the spectrum plots log10 μ_k, which may be −2000);
 * :class:`Log10Hover` — the hover read-out for curves drawn as log10 values;
 * :func:`sci` — full-precision scientific notation from a value or its log10.
 """
@@ -17,24 +15,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore
 
-from ntkviz.gui.widgets import CurveHover, DecadeLogAxis, make_plot
+from ntkviz.gui.widgets import CurveHover, make_plot, style_legend
 
-__all__ = ["PowerOfTenAxis", "log_plot", "no_scale_factor", "Log10Hover", "sci", "power_label",
-           "legend_below", "finite_or_nan", "dash"]
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def power_label(exponent10: float) -> str:
-    """The tick text of the value 10**exponent10: ``10ⁿ`` at a decade, else ``m·10ⁿ``
-    with a one-digit mantissa (2·10⁻³⁰⁰ is written although it is not a float64)."""
-    n = math.floor(exponent10 + 1e-9)
-    mantissa = round(10.0 ** (exponent10 - n))
-    if mantissa >= 10:
-        n, mantissa = n + 1, 1
-    power = f"10{str(n).translate(_SUPERSCRIPT)}"
-    return power if mantissa == 1 else f"{mantissa}·{power}"
-
+__all__ = ["log_plot", "Log10Hover", "sci", "legend_below", "finite_or_nan", "dash"]
 
 def sci(value: float | None = None, log10: float | None = None, digits: int = 10) -> str:
     """``value`` (or ``10**log10``) in scientific notation with ``digits`` significant
@@ -56,51 +39,24 @@ def sci(value: float | None = None, log10: float | None = None, digits: int = 10
     return f"{sign}{text}e{n:+03d}"
 
 
-class _PowerStrings(pg.AxisItem):
-    """Log-axis strings from the exponents (the base of :class:`PowerOfTenAxis`)."""
-
-    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
-        return [power_label(float(v)) for v in values]
-
-
-class PowerOfTenAxis(DecadeLogAxis, _PowerStrings):
-    """:class:`ntkviz.gui.widgets.DecadeLogAxis` (decades labelled, minor ticks kept)
-    with every label written as ``10ⁿ`` (or ``2·10ⁿ``, ``5·10ⁿ``) from the exponent."""
-
-
-def no_scale_factor(plot) -> None:
-    """Switch off pyqtgraph's automatic SI scale factor on every axis of ``plot``."""
-    item = getattr(plot, "getPlotItem", lambda: plot)()
-    for name in ("left", "bottom", "right", "top"):
-        axis = item.getAxis(name) if name in item.axes else None
-        if axis is not None:
-            axis.enableAutoSIPrefix(False)
-
-
 def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y: bool = False,
              log_y_values: bool = False) -> pg.PlotWidget:
-    """A plot as :func:`make_plot`, with :class:`PowerOfTenAxis` axes, no SI scale factor
-    and a legend under the x axis (:func:`legend_below`). ``log_y_values``: the curves
-    hold log10 of the values on a linear view and the left axis labels them as 10ⁿ
-    (values below 10⁻³⁰⁸ stay drawable)."""
+    """A plot as :func:`ntkviz.gui.widgets.make_plot` (axes labelled 10ⁿ on log scales,
+    never a scale factor) with its legend under the x axis (:func:`legend_below`) and
+    the grid under the curves. ``log_y_values``: the curves hold log10 of the values on
+    a linear view and the left axis labels them as 10ⁿ (values below 10⁻³⁰⁸ stay
+    drawable: the view is not limited to the float64 range)."""
     w = make_plot(title, xlabel, ylabel, log_x=log_x, log_y=log_y, legend=False)
     item = w.getPlotItem()
-    old = {name: item.getAxis(name) for name in ("left", "bottom")}
-    new = {name: PowerOfTenAxis(name) for name in old}
-    item.setAxisItems(new)
-    for name, axis in new.items():
-        axis.setTickPen(old[name].tickPen())
-        axis.setTextPen(old[name].textPen())
-        axis.setPen(old[name].pen())
+    vb = item.getViewBox()
+    if log_y_values:
+        item.getAxis("left").setLogMode(True)
+        vb.setLogMode("y", False)
+    for name in ("left", "bottom"):
         # under the view box (z −100), so grid lines stay under the curves in SVG too
         # (the SVG exporter stacks by z value)
-        axis.setZValue(min(old[name].zValue(), item.getViewBox().zValue() - 1))
-        axis.setGrid(old[name].grid)
-        axis.setLabel(old[name].labelText)
-        axis.setLogMode(log_x if name == "bottom" else (log_y or log_y_values))
-    if log_y_values:  # the view is linear (log10 values): no float64 range limits on it
-        item.getViewBox().setLogMode("y", False)
-    no_scale_factor(item)
+        axis = item.getAxis(name)
+        axis.setZValue(min(axis.zValue(), vb.zValue() - 1))
     legend_below(item)
     return w
 
@@ -167,8 +123,7 @@ def legend_below(plot) -> pg.LegendItem:
     old = item.legend
     if old is not None and old.scene() is not None:
         old.scene().removeItem(old)
-    legend = _LegendInLayout(item, labelTextSize="9pt", frame=True,
-                             brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#999999"))
+    legend = style_legend(_LegendInLayout(item, labelTextSize="9pt", frame=True))
     item.layout.addItem(legend, 4, 1)
     item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignHCenter)
     item.legend = legend

@@ -6,6 +6,8 @@ Runs standalone: ``python -m ntkviz.gui.panels.spectrum``.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
@@ -44,8 +46,10 @@ guide exponents −p and −p − 2.</p>
 """
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
 #: legend entries of the markers (one each, whatever the number of kernels)
-ZERO_ENTRY = "μ_k = 0 exactly (△, one row per kernel, in its colour)"
+ZERO_ENTRY = "μₖ = 0 exactly (△, one row per kernel, in its colour)"
 BAD_ENTRY = "not trustworthy (×)"
 
 _RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
@@ -98,6 +102,11 @@ class _TableModel(QtCore.QAbstractTableModel):
         if orientation == QtCore.Qt.Orientation.Horizontal:
             return self.header[section] if section < len(self.header) else None
         return str(section + 1)
+
+
+def superscript_powers(text: str) -> str:
+    """``"C(p)·k^-39"`` -> ``"C(p)·k⁻³⁹"`` (legend text)."""
+    return re.sub(r"\^(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
 
 
 def log10_of(series, weighted: bool) -> np.ndarray:
@@ -175,7 +184,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         splitter.addWidget(self.plot)
         splitter.addWidget(self.plot_slope)
-        splitter.setSizes([600, 260])
+        splitter.setSizes([500, 360])  # the slope view keeps >= 3 labelled ticks
         plots = QtWidgets.QWidget()
         pl = QtWidgets.QVBoxLayout(plots)
         pl.setContentsMargins(0, 0, 0, 0)
@@ -317,7 +326,7 @@ class QtSpectrumPanel(KernelChoicePanel):
             gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
             style = (g.kernel_index, first)
             self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
-                        name=f"guide {g.label}")
+                        name=f"guide {superscript_powers(g.label)}")
             if slope:
                 text = f"{g.exponent:g}"
                 line = self._item(ps, ("level", j), lambda: pg.InfiniteLine(
