@@ -1,55 +1,39 @@
-"""The main window: one tab per registered panel, menus, status bar, sessions.
+"""The main window: one tab per registered panel, menus, messages, sessions.
 
-Start-up is kept short: the window shows before the numeric core (numba, scipy)
-is imported — :meth:`MainWindow.start` imports it on a worker — and a panel is
-built only when its tab is first shown or it is looked up in ``panels``.
-
-* File: Export… (Ctrl+E: PNG at a chosen width, SVG or CSV of a view of the
-  current panel), Save session… (Ctrl+S), Open session… (Ctrl+O), Quit (Ctrl+Q).
-* View: one entry per panel (Ctrl+1, Ctrl+2, …).
+* Tabs: one per line of :data:`ntkviz.gui.panels.PANELS` (a panel is built when
+  its tab is first shown or it is looked up in ``panels``); the window never
+  needs editing for a new panel. Start-up: :mod:`ntkviz.gui.startup`; session
+  files: :mod:`ntkviz.gui.session`.
+* File: Export… (Ctrl+E: a view of the current panel, in any format of
+  :data:`ntkviz.gui.export.WRITERS`; an existing file is replaced only after
+  asking), Save session… (Ctrl+S), Open session… (Ctrl+O), Quit (Ctrl+Q).
+* View: one entry per panel (Ctrl+1, Ctrl+2, …) and the message log.
 * Help: the maths of the current panel (F1), About.
-* Status bar: messages and errors from the panels, "compiling kernels…" while the
-  numba warm-up runs, and a progress bar with Cancel for long jobs.
+* Errors appear in a message bar above the tabs and stay there until dismissed
+  or replaced by the next message; every message is kept in the log (View →
+  Messages…). The status bar shows the current panel's own text only, the
+  numba warm-up state, and a progress bar with Cancel for long jobs of panels
+  that have no Cancel button of their own (one Cancel per job).
 * QSettings keep the geometry, the current tab and every panel's parameters.
-
-A session file is JSON: ``{"app": "ntkviz", "version": …, "session_format": 1,
-"current": <key>, "panels": {<key>: <panel.state()>}}``.
 """
 from __future__ import annotations
 
-import importlib
 import json
-import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz.gui.panels import PANELS, TITLES, resolve
+from ntkviz.gui.session import SESSION_FORMAT, Session, read_session, validate_session, \
+    write_session
+from ntkviz.gui.startup import BACKGROUND_KEYS, start_window, warm_up_kernels
 
-__all__ = ["MainWindow", "ExportDialog", "SESSION_FORMAT", "warm_up_kernels"]
+__all__ = ["MainWindow", "ExportDialog", "MessageBar", "SESSION_FORMAT", "warm_up_kernels"]
 
-SESSION_FORMAT = 1
 #: show the progress bar when a job has been running this long
 PROGRESS_DELAY_MS = 400
-
-
-def warm_up_kernels() -> str:
-    """Call the numba kernels of the kernel and spectrum panels once on tiny inputs
-    (compiles them, or loads them from the cache) — run on a worker at start."""
-    from ntkviz.core import KernelSpec
-    from ntkviz.jobs import KernelCurveRequest, SpectrumRequest
-
-    specs = (KernelSpec(name="ntk", depth=3), KernelSpec(name="arccos1"))
-    KernelCurveRequest(specs=specs, n_points=5, derivative=True, near_one=True, n_near=3)()
-    SpectrumRequest(specs=specs, dim=3, kmax=4)()
-    return "kernels ready"
-
-
-def _import_core() -> str:
-    """Import the numeric core behind the requests (run on a worker at start-up)."""
-    importlib.import_module("ntkviz.jobs")
-    return "core loaded"
 
 
 class _LazyPanels(Mapping):
@@ -101,11 +85,76 @@ class ExportDialog(QtWidgets.QDialog):
         form.addRow(buttons)
 
     def _browse(self) -> None:
+        from ntkviz.gui.export import file_filter
+
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Export", self.path.text(),
-            "PNG image (*.png);;SVG vector image (*.svg);;CSV data (*.csv)")
+            self, "Export", self.path.text(), file_filter(),
+            options=QtWidgets.QFileDialog.Option.DontConfirmOverwrite)  # asked once, in accept
         if path:
             self.path.setText(path)
+
+    def accept(self) -> None:
+        """Check the file name; an existing file is replaced only if the user says so
+        (every time, typed or browsed)."""
+        from ntkviz.gui.export import writer_for
+
+        path = Path(self.path.text()).expanduser()
+        try:
+            writer_for(path)
+            if not path.parent.is_dir():
+                raise ValueError(f"{path.name}: the folder {path.parent} does not exist")
+        except ValueError as exc:
+            QtWidgets.QMessageBox.warning(self, "Export", str(exc))
+            return
+        if path.exists():
+            answer = QtWidgets.QMessageBox.question(
+                self, "Replace file?", f"{path} already exists. Replace it?",
+                QtWidgets.QMessageBox.StandardButton.Yes | QtWidgets.QMessageBox.StandardButton.No,
+                QtWidgets.QMessageBox.StandardButton.No)
+            if answer != QtWidgets.QMessageBox.StandardButton.Yes:
+                return
+        super().accept()
+
+
+class MessageBar(QtWidgets.QFrame):
+    """An error shown until dismissed (×) or replaced; every message also goes to
+    ``log`` (``[(time, text, error)]``)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.log: list[tuple[str, str, bool]] = []
+        self.setObjectName("messageBar")
+        self.setStyleSheet("#messageBar { background: #fdecea; border-bottom: 1px solid #e0b4b4; }"
+                           " QLabel { color: #8a1c1c; }")
+        self.label = QtWidgets.QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QtWidgets.QToolButton()
+        close.setText("×")
+        close.setToolTip("dismiss this message")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.dismiss)
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 4, 4)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(close)
+        self.hide()
+
+    def record(self, text: str, error: bool) -> None:
+        self.log.append((time.strftime("%H:%M:%S"), text, error))
+        del self.log[:-500]
+
+    def show_error(self, text: str) -> None:
+        self.label.setText(text)
+        self.show()
+
+    def text(self) -> str:
+        """The error shown now ("" when none)."""
+        return self.label.text() if self.isVisible() else ""
+
+    def dismiss(self) -> None:
+        self.label.setText("")
+        self.hide()
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -130,9 +179,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self._pending: dict[str, dict] = {}  # restored parameters of panels not built yet
         self._pages: dict[str, QtWidgets.QWidget] = {}
         self._started = False
+        self._panel_text: dict[str, str] = {}  # each panel's last status text
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.setCentralWidget(self.tabs)
+        self.messages = MessageBar()
+        central = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.messages)
+        lay.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         self._build_status_bar()
         for key, _title, target in PANELS:
             if panels is not None and key not in panels:
@@ -164,7 +221,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.setMaximumWidth(220)
         self.progress.setTextVisible(True)
         self.cancel_button = QtWidgets.QPushButton("Cancel")
-        self.cancel_button.setToolTip("stop the running computation")
+        self.cancel_button.setToolTip("stop the running computation (its panel keeps its "
+                                      "last result)")
         self.cancel_button.clicked.connect(self.cancel_jobs)
         for w in (self.compile_label, self.progress, self.cancel_button):
             sb.addPermanentWidget(w)
@@ -197,57 +255,18 @@ class MainWindow(QtWidgets.QMainWindow):
         for i, key in enumerate(self._targets):
             self._action(v, TITLES.get(key, key), lambda _=False, k=key: self.show_panel(k),
                          f"Ctrl+{i + 1}" if i < 9 else None)
+        v.addSeparator()
+        self._action(v, "&Messages…", self.show_log, "Ctrl+M",
+                     "every message and error of this session")
         h = mb.addMenu("&Help")
         self._action(h, "&Maths of this panel", self.show_maths, "F1")
         self._action(h, "&About ntkviz", self.show_about)
 
     # ------------------------------------------------------------ start-up
     def start(self) -> None:
-        """Compute the visible panel, then every other built panel, and warm the numba
-        kernels in the background (:func:`warm_up_kernels` plus each panel class's
-        optional ``warm_up()``). Panels built later compute when they are built."""
-        if "ntkviz.jobs" not in sys.modules:
-            # import the numeric core (numba, scipy: most of a second) on a worker, so
-            # that the window stays responsive meanwhile; start once it is loaded
-            self.compile_label.setText("loading the numeric core…")
-            self.dispatcher.submit("_core", _import_core, immediate=True)
-            return
-        self._started = True
-        self.compile_label.setText("compiling kernels…")
-        current = self.current_panel()
-        pending = {"started": False}
-
-        def start_the_rest(*_):
-            # numba compiles one function at a time (global lock): the visible panel
-            # goes first, the other panels and the warm-up once it has drawn
-            if pending["started"]:
-                return
-            pending["started"] = True
-            for panel in list(self._built.values()):
-                if panel is not current:
-                    panel.start()
-            extra = []
-            for key, target in self._targets.items():
-                try:
-                    warm = getattr(resolve(target), "warm_up", None)
-                except Exception:  # noqa: BLE001 - reported when its tab is shown
-                    continue
-                if warm is not None:
-                    extra.append(warm)
-
-            def warm_up_all():
-                warm_up_kernels()
-                for warm in extra:
-                    warm()
-                return "kernels ready"
-
-            self.dispatcher.submit("_warmup", warm_up_all, immediate=True)
-
-        if current is None or current.start() == 0:
-            start_the_rest()
-            return
-        current.computed.connect(start_the_rest)
-        current.status.connect(lambda _text: current.last_error and start_the_rest())
+        """Import the core on a worker, compute the visible panel, then the other
+        built panels and the numba warm-up (:func:`ntkviz.gui.startup.start_window`)."""
+        start_window(self)
 
     # ------------------------------------------------------- lazy panels
     def _panel(self, key: str):
@@ -261,8 +280,8 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             panel = resolve(self._targets[key])(self.dispatcher)
         except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the app
-            self.show_message(f"panel {key!r} unavailable: {type(exc).__name__}: {exc}",
-                              error=True)
+            self.show_message(f"the {TITLES.get(key, key)} tab cannot be shown: "
+                              f"{type(exc).__name__}: {exc}", error=True)
             raise KeyError(key) from None
         self._built[key] = panel
         panel.status.connect(self._on_panel_status)
@@ -273,7 +292,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 with panel.refresh_suspended():
                     panel.set_state(state)
             except (ValueError, TypeError, KeyError):
-                self.show_message("last parameters could not be restored; defaults used")
+                self.show_message(f"{panel.title}: the last parameters could not be restored; "
+                                  f"defaults used")
         if self._started:
             panel.start()
         return panel
@@ -292,7 +312,9 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
 
     def _on_tab_changed(self, index: int) -> None:
-        self._panel_at(index)
+        panel = self._panel_at(index)
+        text = self._panel_text.get(getattr(panel, "key", None), "")
+        self._show_status(text, error=bool(getattr(panel, "last_error", "")))
 
     def _on_job_done(self, key: str, rid: int, response) -> None:
         if key == "_core" and not self._started:
@@ -321,12 +343,51 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setCurrentWidget(self._pages[key])
 
     def show_message(self, text: str, error: bool = False) -> None:
+        """A message of the window (sessions, exports, start-up): an error stays in the
+        message bar until dismissed or replaced; other messages show in the status bar
+        for a while. Both go to the log. A new message replaces the shown error."""
+        self.messages.record(text, error)
+        if error:
+            self.messages.show_error(text)
+        else:
+            self.messages.dismiss()
+            self.statusBar().setStyleSheet("")
+            self.statusBar().showMessage(text, 15000)
+
+    def error_text(self) -> str:
+        """The error shown in the message bar ("" when none)."""
+        return self.messages.text()
+
+    def _show_status(self, text: str, error: bool = False) -> None:
         self.statusBar().setStyleSheet("QStatusBar { color: #b00020; }" if error else "")
-        self.statusBar().showMessage(text, 0 if error else 15000)
+        if text:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().clearMessage()
 
     def _on_panel_status(self, text: str) -> None:
+        """A panel's status line: logged; shown only if that panel is the current one."""
         panel = self.sender()
-        self.show_message(text, error=bool(getattr(panel, "last_error", "")))
+        key = getattr(panel, "key", None)
+        error = bool(getattr(panel, "last_error", ""))
+        self._panel_text[key] = text
+        self.messages.record(text, error)
+        if panel is self._built.get(self._key_at(self.tabs.currentIndex())):
+            self._show_status(text, error)
+
+    def show_log(self) -> None:
+        """The message log (View → Messages…)."""
+        dlg = QtWidgets.QDialog(self)
+        dlg.setWindowTitle("Messages")
+        view = QtWidgets.QPlainTextEdit()
+        view.setReadOnly(True)
+        view.setPlainText("\n".join(f"{t}  {'error: ' if e else ''}{m}"
+                                    for t, m, e in self.messages.log) or "no messages")
+        lay = QtWidgets.QVBoxLayout(dlg)
+        lay.addWidget(view)
+        dlg.resize(720, 400)
+        dlg.show()
+        self._log_dialog = dlg
 
     # ------------------------------------------------------------ progress
     def _on_busy(self, key: str, busy: bool) -> None:
@@ -344,14 +405,19 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _long_jobs(self) -> list[str]:
         return [k for k, t in self._busy_since.items()
-                if t.elapsed() >= PROGRESS_DELAY_MS and k not in ("_warmup", "_core")]
+                if t.elapsed() >= PROGRESS_DELAY_MS and k not in BACKGROUND_KEYS]
+
+    def _cancellable_here(self) -> list[str]:
+        """Long jobs whose panel has no Cancel button of its own (one Cancel per job)."""
+        return [k for k in self._long_jobs()
+                if not getattr(self._built.get(k), "own_cancel", False)]
 
     def _update_progress(self) -> None:
         show = bool(self._long_jobs())
         if show and not self.progress.isVisible():
             self.progress.setRange(0, 0)  # indeterminate until a fraction arrives
         self.progress.setVisible(show)
-        self.cancel_button.setVisible(show)
+        self.cancel_button.setVisible(bool(self._cancellable_here()))
 
     def _on_yielded(self, key: str, rid: int, item) -> None:
         fraction = getattr(item, "fraction", None)
@@ -361,7 +427,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def cancel_jobs(self) -> None:
         """Cancel every running job (the panels keep their last result)."""
-        for key in self._long_jobs():
+        for key in self._cancellable_here():
             self.dispatcher.cancel(key)
         self.show_message("computation cancelled")
 
@@ -381,7 +447,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if dlg.exec() != QtWidgets.QDialog.DialogCode.Accepted:
             return
         try:
-            path = self.export_current(dlg.path.text(), dlg.view.currentText(), dlg.width.value())
+            path = self.export_current(Path(dlg.path.text()).expanduser(),
+                                       dlg.view.currentText(), dlg.width.value())
         except (ValueError, OSError) as exc:
             self.show_message(f"export failed: {exc}", error=True)
             return
@@ -394,13 +461,7 @@ class MainWindow(QtWidgets.QMainWindow):
         from ntkviz import __version__
 
         current = self.current_panel()
-        return {
-            "app": "ntkviz",
-            "version": __version__,
-            "session_format": SESSION_FORMAT,
-            "current": getattr(current, "key", None),
-            "panels": self._states(),
-        }
+        return Session(getattr(current, "key", None), self._states()).to_json(__version__)
 
     def _states(self) -> dict:
         """Every panel's parameters: built panels are asked, the others keep the
@@ -411,56 +472,51 @@ class MainWindow(QtWidgets.QMainWindow):
         return {k: states[k] for k in self._targets if k in states}
 
     def save_session(self, path) -> None:
-        Path(path).write_text(json.dumps(self.session(), indent=2, sort_keys=True),
-                              encoding="utf-8")
+        from ntkviz import __version__
 
-    def apply_session(self, data: dict, build: bool = True) -> None:
-        """Restore a session dict; on any error every panel keeps its previous state
-        and ``ValueError`` is raised. ``build=False`` (start-up): panels not built yet
-        keep their state until they are built (and are checked then)."""
-        if not isinstance(data, dict) or data.get("app") != "ntkviz" or "panels" not in data:
-            raise ValueError("not an ntkviz session (expected keys app='ntkviz', panels)")
-        fmt = data.get("session_format", SESSION_FORMAT)
-        if not isinstance(fmt, int) or fmt > SESSION_FORMAT:
-            raise ValueError(f"session format {fmt!r} is newer than this ntkviz "
-                             f"(supports {SESSION_FORMAT})")
-        states = data["panels"]
-        if not isinstance(states, dict):
-            raise ValueError("session 'panels' must be an object keyed by panel")
-        for key, state in states.items():
-            if key in self._targets and not isinstance(state, dict):
-                raise ValueError(f"bad session, nothing changed: session state of panel "
-                                 f"{key!r} must be an object")
-        if not build:
-            for key, state in states.items():
-                if key in self._targets and key not in self._built:
-                    self._pending[key] = dict(state)
+        write_session(path, Session(self.session()["current"], self._states()), __version__)
+
+    def apply_session(self, data, build: bool = True) -> None:
+        """Validate the whole session ``data`` (every panel's parameters through its
+        model), then apply it; ``ValueError`` naming the first bad field and nothing
+        changed otherwise. ``build=False`` (start-up): panels not built yet keep their
+        parameters until they are built."""
+        try:
+            session = validate_session(data, list(self._targets))
+        except RecursionError:
+            raise ValueError("not a session (nested too deeply)") from None
+        self._apply(session, build)
+
+    def _apply(self, session: Session, build: bool) -> None:
+        states = session.states
         if build:  # build first, so that a failure restores every panel it touched
             for key in states:
-                if key in self._targets:
-                    try:
-                        self._panel(key)
-                    except KeyError:
-                        pass
+                try:
+                    self._panel(key)
+                except KeyError:
+                    pass
         backup = {k: p.state() for k, p in self._built.items()}
         try:
             for key, state in states.items():
                 if key in self._built:
-                    self._panel(key).set_state(state)
+                    self._built[key].set_state(state)
         except (ValueError, TypeError, KeyError) as exc:
             for key, state in backup.items():
                 self._built[key].set_state(state)
-            raise ValueError(f"bad session, nothing changed: {exc}") from None
-        if data.get("current") in self._pages:
-            self.show_panel(data["current"])
+            raise ValueError(f"panels.{key}: {exc}") from None
+        for key, state in states.items():
+            if key not in self._built:
+                self._pending[key] = dict(state)
+        if session.current in self._pages:
+            self.show_panel(session.current)
 
     def open_session(self, path) -> bool:
-        """Open a session file; errors go to the status bar (returns ``False``)."""
+        """Open a session file; a problem is shown (message bar) and changes nothing
+        (returns ``False``)."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            self.apply_session(data)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-            self.show_message(f"cannot open session {Path(path).name}: {exc}", error=True)
+            self._apply(read_session(path, list(self._targets)), build=True)
+        except ValueError as exc:
+            self.show_message(f"cannot open session {exc}", error=True)
             return False
         self.show_message(f"session {Path(path).name} opened")
         return True
@@ -498,8 +554,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if text:
             try:
                 self.apply_session(json.loads(str(text)), build=False)
-            except (ValueError, TypeError):
-                self.show_message("last parameters could not be restored; defaults used")
+            except (ValueError, TypeError, RecursionError):
+                self.show_message("the last parameters could not be restored; defaults used")
 
     def save_settings(self) -> None:
         self.settings.setValue("geometry", self.saveGeometry())

@@ -56,20 +56,87 @@ def test_session_round_trip(qtbot, window, tmp_path):
     assert window.current_panel() is kernel  # saved while "kernel" was current
 
 
+GOOD = '"app": "ntkviz", "session_format": 1'
+
+
 @pytest.mark.parametrize("content, match", [
-    ("{not json", "cannot open session"),
-    ('{"app": "other"}', "not an ntkviz session"),
-    ('{"app": "ntkviz", "panels": {"kernel": {"depth": 99}}}', "depth L must be in"),
-    ('{"app": "ntkviz", "session_format": 99, "panels": {}}', "newer"),
+    ("{not json", "not valid JSON"),
+    ('{"app": "other"}', 'app must be "ntkviz"'),
+    ('{%s, "panels": {"kernel": {"depth": 999}}}' % GOOD, "panels.kernel: depth"),
+    ('{"app": "ntkviz", "session_format": 99, "panels": {}}', "session_format must be"),
+    ('{"app": "ntkviz", "session_format": true, "panels": {}}', "session_format must be"),
+    ('{%s, "current": [1], "panels": {}}' % GOOD, "current must be a panel name"),
+    ('{%s, "panels": {"kernel": {"depth": %s}}}' % (GOOD, "9" * 400), "panels.kernel: depth"),
+    ('{%s, "panels": {"nope": {}}}' % GOOD, "unknown panel 'nope'"),
+    ('{%s, "panels": {"kernel": {"nope": 1}}}' % GOOD, "panels.kernel: unknown parameter"),
+    ('{%s, "extra": 1, "panels": {}}' % GOOD, "unknown key 'extra'"),
+    ('{%s, "panels": {"kernel": 3}}' % GOOD, "panels.kernel must be an object"),
+    ("[" * 100000 + "]" * 100000, "nested too deeply"),
 ])
-def test_bad_session_keeps_everything(qtbot, window, tmp_path, content, match):
+def test_bad_session_is_refused_whole_and_the_error_stays(qtbot, window, tmp_path, content, match):
+    """13.8 / A.10: a bad session names the field, changes nothing, and its error stays
+    visible while panels report their own status."""
+    # a valid spectrum entry before the bad one: it must not be applied either
+    if content.startswith('{"app": "ntkviz", "session_format": 1, "panels": {"kernel"'):
+        content = content.replace('"panels": {', '"panels": {"spectrum": {"dim": 11}, ', 1)
     before = {k: p.state() for k, p in window.panels.items()}
+    current = window.current_panel()
     path = tmp_path / "bad.json"
     path.write_text(content)
     assert not window.open_session(path)
-    assert match in window.statusBar().currentMessage()
+    assert match in window.error_text() and "bad.json" in window.error_text()
     assert {k: p.state() for k, p in window.panels.items()} == before
+    assert window.current_panel() is current
+    kernel = window.panels["kernel"]
+    with qtbot.waitSignal(kernel.computed, timeout=30000):
+        kernel.start()  # the panel's own status goes to the status bar, not over the error
+    assert match in window.error_text()
+    window.messages.dismiss()
+    assert window.error_text() == ""
+    assert any(match in text for _, text, error in window.messages.log if error)
+
+
+def test_missing_session_file(qtbot, window, tmp_path):
     assert not window.open_session(tmp_path / "missing.json")
+    assert "missing.json" in window.error_text()
+
+
+def test_typed_export_path_that_exists_asks_every_time(qtbot, window, tmp_path, monkeypatch):
+    from PySide6 import QtWidgets
+
+    from ntkviz.gui.main_window import ExportDialog
+
+    target = tmp_path / "k.png"
+    target.write_bytes(b"keep me")
+    asked = []
+
+    def answer(reply):
+        def question(*args, **kwargs):
+            asked.append(args[2])
+            return reply
+        return question
+
+    dlg = ExportDialog(window.current_panel(), str(tmp_path), window)
+    dlg.path.setText(str(target))
+    No, Yes = QtWidgets.QMessageBox.StandardButton.No, QtWidgets.QMessageBox.StandardButton.Yes
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", answer(No))
+    dlg.accept()
+    assert len(asked) == 1 and str(target) in asked[0] and dlg.result() == 0
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", answer(Yes))
+    dlg.accept()
+    assert len(asked) == 2 and dlg.result() == QtWidgets.QDialog.DialogCode.Accepted
+    dlg.path.setText(str(tmp_path / "new.png"))  # a new file: no question
+    dlg.accept()
+    assert len(asked) == 2
+
+
+def test_status_bar_shows_the_current_panel_only(qtbot, window):
+    spectrum = window.panels["spectrum"]
+    window.show_panel("kernel")
+    spectrum._report_error("from another tab")
+    assert "from another tab" not in window.statusBar().currentMessage()
+    window.show_panel("spectrum")
+    assert "from another tab" in window.statusBar().currentMessage()
 
 
 def test_export_png_svg_csv(qtbot, window, tmp_path):
@@ -94,10 +161,11 @@ def test_errors_reach_status_bar_and_app_keeps_working(qtbot, window):
     kernel = window.panels["kernel"]
     kernel.kernels.extra.setText("1")
     kernel.kernels.extra.editingFinished.emit()
-    assert "extra depths must be in [2, 50]" in window.statusBar().currentMessage()
+    assert "must be in [2, 50]" in window.statusBar().currentMessage()
     kernel.kernels.extra.setText("")
+    kernel.kernels.extra.editingFinished.emit()
     with qtbot.waitSignal(kernel.computed, timeout=30000):
-        kernel.kernels.extra.editingFinished.emit()
+        kernel.start()
     assert "Kernel curves:" in window.statusBar().currentMessage()
 
 
@@ -120,6 +188,18 @@ def test_progress_and_cancel_for_long_job(qtbot, window):
     window.cancel_button.click()
     qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=5000)
     assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_one_cancel_per_job(qtbot, window):
+    """A panel with its own Cancel button gets no second one in the status bar."""
+    kernel = window.panels["kernel"]
+    kernel.own_cancel = True
+    try:
+        window.dispatcher.submit("kernel", lambda: time.sleep(1.0), immediate=True)
+        qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=5000)
+        assert not window.cancel_button.isVisible()
+    finally:
+        del kernel.own_cancel
 
 
 def test_progress_fraction_from_generator(qtbot, window):

@@ -58,6 +58,9 @@ class QtPanel(QtWidgets.QWidget):
     model_cls: type | None = None
     #: parameter changes start a computation (False: only :meth:`start` does)
     auto_compute: bool = True
+    #: the panel has its own Cancel button for its jobs (the main window then shows
+    #: none for them: one Cancel per job)
+    own_cancel: bool = False
     _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots

@@ -1,0 +1,149 @@
+"""Session files: every panel's parameters and the current tab, as JSON.
+
+Format (``session_format`` 1)::
+
+    {"app": "ntkviz", "version": "0.1.0", "session_format": 1,
+     "current": "<panel key>", "panels": {"<panel key>": {<model fields>}}}
+
+A session is validated whole before anything is applied: the top-level keys and
+their types, every panel key against the registry and every panel's parameters
+through its model (``Model.parse``). The first problem is refused with one line
+naming the field (``panels.kernel.depth must be in [2, 50], got 999``), so a bad
+file never changes anything. No window is needed: the command line
+can check ``ntkviz gui --session FILE`` before a window exists.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ntkviz._io import write_text_atomic
+
+__all__ = ["SESSION_FORMAT", "Session", "validate_session", "read_session", "write_session",
+           "MAX_SESSION_BYTES"]
+
+SESSION_FORMAT = 1
+#: larger files are refused unread (a session is a few kB)
+MAX_SESSION_BYTES = 1_000_000
+_TOP_KEYS = ("app", "version", "session_format", "current", "panels")
+
+
+@dataclass(frozen=True)
+class Session:
+    """A validated session: ``states`` maps panel key -> parameters as JSON values
+    (already accepted by the panel's model); ``current`` is a panel key or ``None``."""
+
+    current: str | None
+    states: dict
+
+    def to_json(self, version: str) -> dict:
+        return {"app": "ntkviz", "version": version, "session_format": SESSION_FORMAT,
+                "current": self.current, "panels": self.states}
+
+
+def _registry():
+    from ntkviz.cli._export import registry
+
+    return registry()
+
+
+def validate_session(data, keys: list[str] | None = None) -> Session:
+    """Check a decoded session ``data`` against the panels ``keys`` (default: every
+    registered panel). ``ValueError`` naming the first bad field."""
+    reg = _registry()
+    keys = reg.keys() if keys is None else list(keys)
+    if not isinstance(data, dict):
+        raise ValueError(f"a session must be a JSON object, got {_kind(data)}")
+    if data.get("app") != "ntkviz":
+        raise ValueError(f"app must be \"ntkviz\", got {_kind(data.get('app'))}")
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise ValueError(f"unknown key {key!r} (known: {', '.join(_TOP_KEYS)})")
+    fmt = data.get("session_format", SESSION_FORMAT)
+    if isinstance(fmt, bool) or not isinstance(fmt, int) or not 1 <= fmt <= SESSION_FORMAT:
+        raise ValueError(f"session_format must be an integer in [1, {SESSION_FORMAT}], "
+                         f"got {_kind(fmt)}")
+    version = data.get("version", "")
+    if not isinstance(version, str):
+        raise ValueError(f"version must be a string, got {_kind(version)}")
+    current = data.get("current")
+    if current is not None and (not isinstance(current, str) or current not in keys):
+        raise ValueError(f"current must be a panel name ({', '.join(keys)}), got "
+                         f"{_kind(current)}")
+    panels = data.get("panels")
+    if not isinstance(panels, dict):
+        raise ValueError(f"panels must be an object keyed by panel name, got {_kind(panels)}")
+    states = {}
+    for key, state in panels.items():
+        if key not in keys:
+            raise ValueError(f"panels: unknown panel {key!r} (known: {', '.join(keys)})")
+        if not isinstance(state, dict):
+            raise ValueError(f"panels.{key} must be an object of parameters, got {_kind(state)}")
+        model_cls = _model_checking(reg, key)
+        if model_cls is not None:
+            try:
+                model_cls.parse(state)
+            except ValueError as exc:
+                raise ValueError(f"panels.{key}: {exc}") from None
+        states[key] = dict(state)
+    return Session(current, states)
+
+
+def _model_checking(reg, key: str):
+    """The model that checks panel ``key``'s session entry, or ``None`` when the view
+    restores its own state (overrides ``set_state``; it is then checked when applied,
+    with every panel rolled back on failure)."""
+    model_cls = reg.model_class(key)
+    if model_cls is None:
+        return None
+    try:
+        view = reg.panel_class(key)
+    except ImportError:
+        return model_cls
+    from ntkviz.gui.panels._base import QtPanel
+
+    return model_cls if view.set_state is QtPanel.set_state else None
+
+
+def read_session(path, keys: list[str] | None = None) -> Session:
+    """Read and validate the session file ``path``; ``ValueError`` ("<file>: <what is
+    wrong>") for anything unreadable or invalid."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_SESSION_BYTES:
+            raise ValueError(f"{path.name}: a session file must be at most "
+                             f"{MAX_SESSION_BYTES:,} bytes, got {size:,}")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path.name}: not a text (UTF-8) file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path.name}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise ValueError(f"{path.name}: not a session (JSON nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ValueError(f"{path.name}: not a session ({exc})") from None
+    try:
+        return validate_session(data, keys)
+    except RecursionError:
+        raise ValueError(f"{path.name}: not a session (nested too deeply)") from None
+    except ValueError as exc:
+        raise ValueError(f"{path.name}: {exc}") from None
+
+
+def write_session(path, session: Session, version: str) -> Path:
+    """Write ``session`` as indented JSON, atomically."""
+    return write_text_atomic(path, json.dumps(session.to_json(version), indent=2,
+                                              sort_keys=True))
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "nothing"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 24 else text[:21] + '…'}"

@@ -1,0 +1,84 @@
+"""Start-up of the main window: first plot soon, compilation in the background.
+
+The window shows before the numeric core (numba, scipy) is imported. Then:
+
+1. the core is imported on a worker (``_core`` job), the window stays responsive;
+2. the visible panel computes first (numba compiles one function at a time, so
+   nothing else competes with the first plot);
+3. once it has drawn (or failed), the other built panels compute and every
+   panel class's optional ``warm_up()`` runs on a worker (``_warmup`` job), so
+   the kernels of the other tabs are compiled or loaded from the cache before
+   the user opens them.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+from ntkviz.gui.panels import resolve
+
+__all__ = ["warm_up_kernels", "import_core", "start_window", "BACKGROUND_KEYS"]
+
+#: dispatcher keys of the start-up jobs (not the user's: no progress bar, no Cancel)
+BACKGROUND_KEYS = ("_core", "_warmup")
+
+
+def warm_up_kernels() -> str:
+    """Call the numba kernels of the kernel and spectrum panels once on tiny inputs
+    (compiles them, or loads them from the cache)."""
+    from ntkviz.core import KernelSpec
+    from ntkviz.jobs import KernelCurveRequest, SpectrumRequest
+
+    specs = (KernelSpec(name="ntk", depth=3), KernelSpec(name="arccos1"))
+    KernelCurveRequest(specs=specs, n_points=5, derivative=True, near_one=True, n_near=3)()
+    SpectrumRequest(specs=specs, dim=3, kmax=4)()
+    return "kernels ready"
+
+
+def import_core() -> str:
+    """Import the numeric core behind the requests (run on a worker)."""
+    importlib.import_module("ntkviz.jobs")
+    return "core loaded"
+
+
+def start_window(window) -> None:
+    """Run the start-up sequence of ``window`` (a :class:`MainWindow`); called again
+    by the window when the ``_core`` job has finished."""
+    if "ntkviz.jobs" not in sys.modules:
+        window.compile_label.setText("loading the numeric core…")
+        window.dispatcher.submit("_core", import_core, immediate=True)
+        return
+    window._started = True
+    window.compile_label.setText("compiling kernels…")
+    current = window.current_panel()
+    pending = {"started": False}
+
+    def start_the_rest(*_):
+        if pending["started"]:
+            return
+        pending["started"] = True
+        for panel in list(window._built.values()):
+            if panel is not current:
+                panel.start()
+        extra = []
+        for target in window._targets.values():
+            try:
+                warm = getattr(resolve(target), "warm_up", None)
+            except Exception:  # noqa: BLE001 - reported when its tab is shown
+                continue
+            if warm is not None:
+                extra.append(warm)
+
+        def warm_up_all():
+            warm_up_kernels()
+            for warm in extra:
+                warm()
+            return "kernels ready"
+
+        window.dispatcher.submit("_warmup", warm_up_all, immediate=True)
+
+    if current is None or current.start() == 0:
+        start_the_rest()
+        return
+    current.computed.connect(start_the_rest)
+    current.status.connect(lambda _text: current.last_error and start_the_rest())
