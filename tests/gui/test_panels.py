@@ -257,6 +257,35 @@ def test_hover_reads_the_value_not_its_log(qtbot, spectrum_panel):
     assert f"k = {k}" in text and value == pytest.approx(float(s.mu[k]), rel=1e-9)
 
 
+def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spectrum_panel):
+    """A response carrying log10 μ_k (here μ_k = 10^(−3k), below 10⁻³⁰⁸ from k = 103) is
+    drawn to the end, and the points it does not vouch for are marked."""
+    from types import SimpleNamespace
+
+    panel = spectrum_panel
+    set_params(qtbot, panel, kernels=("ntk",), kmax=200)
+    r = panel.response
+    s = r.series[0]
+    k = s.k
+    log10_mu = -3.0 * k
+    with np.errstate(under="ignore"):
+        mu = 10.0 ** log10_mu  # 0.0 from k = 108
+    trust = k < 150
+    fake = SimpleNamespace(**{**vars(s), "mu": mu, "y": mu, "log10_mu": log10_mu,
+                              "zero": np.zeros_like(s.zero), "unresolved": np.zeros_like(s.zero),
+                              "shown": np.ones_like(s.zero), "trustworthy": trust,
+                              "slope_k": np.empty(0), "slope": np.empty(0)})
+    panel.apply_response(SimpleNamespace(request=r.request, series=(fake,), guides=()))
+    item = curves(panel.plot)[s.label]
+    np.testing.assert_array_equal(item.xData, k[1:])
+    np.testing.assert_array_equal(item.yData, log10_mu[1:])  # down to 10⁻⁶⁰⁰
+    bottom = panel.plot.getPlotItem().getViewBox().viewRange()[1][0]
+    assert bottom <= -600.0  # the view is not limited to the float64 range
+    marked = panel._items[("bad", 0)][1]
+    np.testing.assert_array_equal(marked.xData, k[~trust])
+    np.testing.assert_array_equal(marked.yData, log10_mu[~trust])
+
+
 def test_burst_on_dimension_ends_with_last(qtbot, spectrum_panel):
     panel = spectrum_panel
     for p in range(2, 52):
