@@ -104,7 +104,7 @@ def median_bandwidth(images: np.ndarray) -> float:
     x = images.reshape(len(images), -1)
     d2 = _sq_dists(x, x)
     iu = np.triu_indices(len(x), 1)
-    med = float(np.sqrt(np.median(d2[iu]))) if iu[0].size else 0.0
+    med = float(np.median(np.sqrt(d2[iu]))) if iu[0].size else 0.0
     return med if med > 0 else 1.0
 
 
