@@ -1,7 +1,9 @@
-"""``ntkviz gram``: files in, matrix out, one-line errors."""
+"""``ntkviz gram``: files in, tiled matrix out (Zarr or .npy), resume, one-line errors."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import numpy as np
 import pytest
@@ -9,57 +11,137 @@ import pytest
 from ntkviz.cli import main
 from ntkviz.core.cntk import PRESETS, gram_matrix
 
+MODEL = [{"npatch": 3, "subsampling": 2}]  # a cheap one-layer architecture for 8x8 images
+
 
 @pytest.fixture(scope="module")
 def oracle(data_dir):
     return np.load(data_dir / "ckn_kernel_first12.npz")
 
 
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "a.npy", rng.random((7, 8, 8)))
+    np.save(tmp_path / "b.npy", rng.random((3, 8, 8)))
+    (tmp_path / "m.json").write_text(json.dumps(MODEL))
+    return tmp_path
+
+
 def test_gram_preset_matches_oracle(tmp_path, oracle, capsys):
     images = tmp_path / "x.npy"
     np.save(images, oracle["images_first12"][:5].astype(np.float64) / 255.0)
     out = tmp_path / "K.npy"
-    assert main(["gram", "--model", "M3", "--images", str(images), "--mode", "ntk", "--out", str(out)]) == 0
+    assert main(["gram", "--model", "M3", "--images", str(images), "--mode", "ntk", "--out", str(out),
+                 "--tile-size", "2"]) == 0
     K = np.load(out)
     ref = oracle["M3_ntk_first12_K"][:5, :5]
     off = ~np.eye(5, dtype=bool)
     np.testing.assert_allclose(K[off], ref[off], rtol=1e-12)
     np.testing.assert_allclose(np.diag(K), np.diag(ref), rtol=1e-9)
-    assert "gram: 100.0 %" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "pair/s" in err and "15 pairs in 6 tile(s)" in err and "pairs/s/core" in err
 
 
-def test_gram_json_model_channels_and_cross(tmp_path, data_dir):
-    model = tmp_path / "m.json"
-    meta = json.loads((data_dir / "ckn_kernel_first12.json").read_text())
-    model.write_text(json.dumps(meta["models"]["M4"]))
-    rng = np.random.default_rng(0)
-    a, b = rng.random((3, 28, 28, 2)), rng.random((2, 28, 28, 2))
-    np.save(tmp_path / "a.npy", a)
-    np.save(tmp_path / "b.npy", b)
-    out = tmp_path / "C.npy"
-    assert main(["gram", "--model", str(model), "--images", str(tmp_path / "a.npy"), "--images-b",
-                 str(tmp_path / "b.npy"), "--mode", "ckn", "--out", str(out)]) == 0
-    np.testing.assert_allclose(np.load(out), gram_matrix(a, PRESETS["M4"], "ckn", images_b=b), rtol=1e-14)
+def test_gram_uint8_npz_input_is_scaled(tmp_path, oracle):
+    raw = oracle["images_first12"][:4]
+    np.savez(tmp_path / "x.npz", images=raw.astype(np.uint8), labels=np.arange(4))
+    out = tmp_path / "K.npy"
+    assert main(["gram", "--model", "M3", "--images", str(tmp_path / "x.npz"), "--mode", "ckn",
+                 "--out", str(out)]) == 0
+    np.testing.assert_allclose(np.load(out), gram_matrix(raw / 255.0, PRESETS["M3"], "ckn"), rtol=1e-12)
 
 
-@pytest.mark.parametrize("args,match", [
-    (["--model", "M9"], "--model must be one of M1, M2, M3, M4 or a .json file"),
-    (["--model", "missing.json"], "cannot read model file"),
-    (["--model", "M4", "--mode", "ntk"], "needs the relu patch kernel"),
-    (["--images", "nope.npy"], "no such file"),
-    (["--images", "flat.npy"], r"shape \(N, H, W\)"),
-    (["--images", "small.npy"], "does not fit 8x8 images"),
-    (["--out", "K.txt"], "--out must end in"),
-])
-def test_gram_errors_are_one_line(tmp_path, monkeypatch, capsys, args, match):
-    monkeypatch.chdir(tmp_path)
-    np.save("x.npy", np.zeros((2, 28, 28)))
-    np.save("flat.npy", np.zeros(10))
-    np.save("small.npy", np.zeros((2, 8, 8)))
-    base = {"--model": "M1", "--images": "x.npy", "--mode": "ckn", "--out": "K.npy"}
-    base.update(dict(zip(args[::2], args[1::2])))
-    argv = ["gram"] + [t for kv in base.items() for t in kv]
-    assert main(argv) == 2
+def test_zarr_store_cross_matrix_and_resume(files, capsys):
+    import zarr
+
+    out = files / "C.zarr"
+    args = ["gram", "--model", str(files / "m.json"), "--images", str(files / "a.npy"), "--images-b",
+            str(files / "b.npy"), "--mode", "ntk", "--out", str(out), "--tile-size", "3"]
+    assert main(args) == 0
+    g = zarr.open_group(str(out))
+    a, b = np.load(files / "a.npy"), np.load(files / "b.npy")
+    from ntkviz.core.cntk import architecture_from_dict
+
+    np.testing.assert_allclose(g["gram"][:], gram_matrix(a, architecture_from_dict(MODEL), "ntk", images_b=b),
+                               rtol=1e-12)
+    meta = dict(g.attrs)["ntkviz"]
+    assert meta["mode"] == "ntk" and meta["tile_size"] == 3 and meta["input_shape"] == [7, 8, 8]
+    assert meta["architecture"]["layers"][0]["npatch"] == 3 and len(meta["input_hash"]) == 64
+    capsys.readouterr()
+    assert main(args) == 0  # rerun: everything is already there
+    assert "0 pairs in 0 tile(s) (3 of 3 already done)" in capsys.readouterr().err
+
+
+def test_gram_with_local_dask_workers(files):
+    base = ["gram", "--model", str(files / "m.json"), "--images", str(files / "a.npy"), "--mode", "ckn",
+            "--tile-size", "4"]
+    assert main(base + ["--out", str(files / "K1.npy")]) == 0
+    assert main(base + ["--out", str(files / "K2.npy"), "--workers", "2"]) == 0
+    np.testing.assert_allclose(np.load(files / "K2.npy"), np.load(files / "K1.npy"), rtol=1e-12, atol=0)
+
+
+def _run(args, capsys):
+    code = main(["gram", *args])
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("ntkviz gram: error:")
-    assert __import__("re").search(match, err[0])
+    return code, err[-1] if err else ""
+
+
+def test_bad_inputs_one_line_exit_2(files, capsys):
+    m, a = str(files / "m.json"), str(files / "a.npy")
+    np.save(files / "big.npy", np.zeros((2, 9, 9)))
+    bad = np.load(files / "a.npy")
+    bad[0, 0, 0] = np.nan
+    np.save(files / "nan.npy", bad)
+    cases = [
+        (["--images", a, "--images-b", str(files / "big.npy")], "same image size"),
+        (["--images", str(files / "nan.npy")], "NaN"),
+        (["--images", a, "--tile-size", "0"], r"--tile-size must be in \[1, 2048\], got 0"),
+        (["--images", a, "--out", a], "is one of the inputs"),
+        (["--images", a, "--out", str(files / "K.txt")], "--out must end in .zarr or .npy"),
+        (["--images", str(files)], "is a directory"),
+    ]
+    for extra, match in cases:
+        args = ["--model", m, "--mode", "ntk", "--out", str(files / "K.zarr"), *extra]
+        if "--out" in extra:
+            args = ["--model", m, "--mode", "ntk", *extra]
+        code, line = _run(args, capsys)
+        assert code == 2 and line.startswith("ntkviz gram: error:"), (extra, line)
+        assert __import__("re").search(match, line), (match, line)
+    assert not (files / "K.zarr").exists()
+
+
+def test_unreachable_scheduler_fails_within_seconds(files, capsys):
+    start = time.perf_counter()
+    code, line = _run(["--model", str(files / "m.json"), "--images", str(files / "a.npy"), "--mode", "ntk",
+                       "--out", str(files / "K.zarr"), "--scheduler", "tcp://127.0.0.1:9"], capsys)
+    assert code == 2 and "no Dask scheduler reachable" in line
+    assert time.perf_counter() - start < 20
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+def test_read_only_output_folder(files, capsys):
+    ro = files / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        code, line = _run(["--model", str(files / "m.json"), "--images", str(files / "a.npy"), "--mode", "ntk",
+                           "--out", str(ro / "K.zarr")], capsys)
+    finally:
+        ro.chmod(0o700)
+    assert code == 2 and "not writable" in line
+
+
+def test_store_of_another_version_is_kept(files, capsys, monkeypatch):
+    import ntkviz
+
+    args = ["--model", str(files / "m.json"), "--images", str(files / "a.npy"), "--mode", "ntk",
+            "--out", str(files / "K.zarr"), "--tile-size", "4"]
+    assert main(["gram", *args]) == 0
+    import zarr
+
+    before = zarr.open_group(str(files / "K.zarr"))["gram"][:]
+    monkeypatch.setattr(ntkviz, "__version__", "0.0.1")
+    code, line = _run(args, capsys)
+    assert code == 2 and "another ntkviz version" in line
+    np.testing.assert_array_equal(zarr.open_group(str(files / "K.zarr"))["gram"][:], before)
