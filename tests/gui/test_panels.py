@@ -373,6 +373,7 @@ def test_values_table_is_scientific_full_precision_right_aligned(qtbot, spectrum
 
 # ------------------------------------------------------------------ plot helpers
 def test_sci_from_log10_beyond_float64():
-    assert sci(log10=-400.0 + np.log10(3.66463469)) == "3.664634690e-400"
-    assert sci(1.142349069e-07) == "1.142349069e-07"
+    assert sci(log10=-400.0 + np.log10(3.66463469)) == "3.66463469e-400"
+    assert sci(log10=-1300.0) == "1e-1300"
+    assert sci(1.142349069e-07) == "1.142349069e-07" and sci(0.375) == "3.75e-01"
     assert sci(0.0) == "0"

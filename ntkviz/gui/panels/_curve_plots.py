@@ -20,23 +20,21 @@ from ntkviz.gui.widgets import CurveHover, make_plot, style_legend
 __all__ = ["log_plot", "Log10Hover", "sci", "legend_below", "finite_or_nan", "dash"]
 
 def sci(value: float | None = None, log10: float | None = None, digits: int = 10) -> str:
-    """``value`` (or ``10**log10``) in scientific notation with ``digits`` significant
-    digits, e.g. ``1.142349069e-07`` or ``3.66463469e-1301`` (from its log10)."""
-    if value is not None and (value == 0 or not math.isfinite(value)):
-        return f"{value:g}"
-    if value is not None and abs(value) >= 1e-300:
-        return f"{value:.{digits - 1}e}"
-    if log10 is None:
-        log10 = math.log10(abs(value)) if value else -math.inf
+    """``value`` (or ``10**log10``) in scientific notation: every significant digit of a
+    float64 (the shortest text that reads back as it, e.g. ``1.142349069e-07``,
+    ``3.75e-01``), or ``digits`` significant digits from a log10 beyond the float64
+    range (``3.66463469e-1301``)."""
+    if value is not None:
+        if value == 0 or not math.isfinite(value):
+            return f"{value:g}"
+        return np.format_float_scientific(float(value), unique=True, trim="-", exp_digits=2)
     if not math.isfinite(log10):
         return "0" if log10 < 0 else "inf"
     n = math.floor(log10)
-    mantissa = 10.0 ** (log10 - n)
-    text = f"{mantissa:.{digits - 1}f}"
+    text = f"{10.0 ** (log10 - n):.{digits - 1}f}"
     if text.startswith("10"):
-        n, text = n + 1, f"{1.0:.{digits - 1}f}"
-    sign = "-" if value is not None and value < 0 else ""
-    return f"{sign}{text}e{n:+03d}"
+        n, text = n + 1, "1"
+    return f"{text.rstrip('0').rstrip('.')}e{n:+03d}"
 
 
 def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y: bool = False,

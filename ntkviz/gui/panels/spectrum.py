@@ -49,7 +49,7 @@ guide exponents −p and −p − 2.</p>
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: legend entries of the markers (one each, whatever the number of kernels)
-ZERO_ENTRY = "μₖ = 0 exactly (△, one row per kernel, in its colour)"
+ZERO_ENTRY = "μₖ = 0 exactly (△)"
 BAD_ENTRY = "not trustworthy (×)"
 
 _RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
@@ -57,12 +57,9 @@ _RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCent
 
 def cell_text(value) -> str:
     """A table cell: floats in scientific notation with every significant digit
-    (the shortest text that reads back as the same float64), the rest as text."""
-    if isinstance(value, (float, np.floating)):
-        if value == 0 or not np.isfinite(value):
-            return repr(float(value))
-        return np.format_float_scientific(float(value), unique=True, exp_digits=2)
-    return str(value)
+    (:func:`sci`: the shortest text that reads back as the same float64), the rest as
+    text."""
+    return sci(float(value)) if isinstance(value, (float, np.floating)) else str(value)
 
 
 class _TableModel(QtCore.QAbstractTableModel):
@@ -157,9 +154,9 @@ class QtSpectrumPanel(KernelChoicePanel):
                                   "input dimension p (the sphere S^{p−1} ⊂ R^p)")
         self.kmax = log_int_slider("k max", SPECTRUM_KMAX_RANGE, 100,
                                    "largest degree k of the spherical harmonics")
-        self.weighted = QtWidgets.QCheckBox("weight by multiplicity: N(p, k) μ_k")
+        self.weighted = QtWidgets.QCheckBox("weight by multiplicity: N(p, k) μₖ")
         self.weighted.setToolTip("N(p, k) μ_k is degree k's share of κ(1) (Σ_k N(p, k) μ_k = κ(1))")
-        self.guides = QtWidgets.QCheckBox("guide lines C k^exponent")
+        self.guides = QtWidgets.QCheckBox("guide lines C·kᵃ (asymptotic decay)")
         self.guides.setToolTip("asymptotic decay C(p) k^{−p} (NTK, κ0) and p C(p) k^{−p−2} "
                                "(κ1, NNGP), constants from the closed forms, not fitted")
         self.slope = QtWidgets.QCheckBox("local-slope view")
