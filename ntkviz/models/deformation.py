@@ -103,6 +103,9 @@ class DeformationParams:
         _check_choice("preset", self.preset, choices)
         _check_choice("patch_normalization", self.patch_normalization, limits.PATCH_NORMALIZATIONS)
         _check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
+        if self.even_patch_offsets != "reference" and not offsets_supported():
+            raise ValueError(f"even_patch_offsets {self.even_patch_offsets!r} is not available in "
+                             "this version of the kernels; allowed: reference")
         if self.preset == CUSTOM:
             _check_layers(self.layers)
         elif self.layers:
@@ -131,12 +134,7 @@ class DeformationParams:
         from ntkviz.core.cntk import Architecture, Layer
 
         layers = tuple(Layer(*spec) for spec in self.layer_specs())
-        extra = {}
-        if "even_patch_offsets" in {f.name for f in fields(Architecture)}:
-            extra["even_patch_offsets"] = self.even_patch_offsets
-        elif self.even_patch_offsets != "reference":
-            raise ValueError("even_patch_offsets 'same' is not available in this version; "
-                             "allowed: reference")
+        extra = {"even_patch_offsets": self.even_patch_offsets} if offsets_supported() else {}
         return Architecture(layers, self.patch_normalization, **extra)
 
     def digit(self):
@@ -151,6 +149,13 @@ class DeformationParams:
 
         return (digit_image(self.label, self.index), self.label,
                 f"MNIST digit: class {self.label}, #{self.index} of the bundled subset")
+
+
+def offsets_supported() -> bool:
+    """Whether the kernels offer the even-patch offset convention (loads the numeric core)."""
+    from ntkviz.core.cntk import Architecture
+
+    return "even_patch_offsets" in {f.name for f in fields(Architecture)}
 
 
 def _check_choice(name: str, value, choices) -> None:
@@ -254,7 +259,9 @@ class DeformationModel(ParamModel):
             "range_ends": {"label": 7, "translate_y": limits.TRANSLATE_RANGE[1],
                            "scale": limits.SCALE_RANGE[0]},
             "infimnist_alpha_6": {"label": 2, "infimnist_alpha": 6.0},
-            "custom_same_offsets": {"preset": CUSTOM, "even_patch_offsets": "same",
+            "custom_even_patches": {"preset": CUSTOM, "label": 9, "rotation_deg": 10.0,
+                                    "even_patch_offsets": "same" if offsets_supported()
+                                    else "reference",
                                     "layers": [[2, 2, "gaussian", "relu", 1.0, None],
                                                [4, 3, "average", "relu", 1.0, None]]},
             "m4_exp": {"preset": "M4", "label": 8, "smooth_amplitude": 2.0},

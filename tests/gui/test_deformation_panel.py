@@ -398,3 +398,9 @@ def test_a_large_png_is_downsampled_with_a_note(qtbot, panel, tmp_path):
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         assert panel.load_user_image(path) is True
     assert any("wide.png" in m and "downsampled" in m and "500×300" in m for m in messages)
+
+
+def test_context_legend_covers_no_bar(qtbot, panel):
+    view = panel.context_plot.getViewBox().sceneBoundingRect()
+    assert not panel.context.legend.sceneBoundingRect().intersects(view)
+    assert "context" in panel.plot_items()

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from ntkviz.gui.widgets import PALETTE
 
@@ -19,7 +19,7 @@ __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEX
 IMAGE_VIEWS = ("original", "deformed", "difference", "displacement")
 #: legend of each context category (keys: ntkviz.jobs.CONTEXT_CATEGORIES)
 CONTEXT_LABELS = {
-    "deformation": "this deformation L_τx",
+    "deformation": "this deformation L<sub>τ</sub>x",
     "nearest_same": "nearest same-label digit",
     "mean_same": "mean over same-label digits",
     "nearest_other": "nearest other-label digit",
@@ -130,7 +130,7 @@ class ImageViews(QtWidgets.QWidget):
         grey = pg.colormap.get("CET-L1")
         specs = {"original": ((0, 1), grey, "intensity"),
                  "deformed": ((0, 1), grey, "intensity"),
-                 "difference": ((-1, 1), pg.colormap.get("CET-D1"), "L_τx − x"),
+                 "difference": ((-1, 1), pg.colormap.get("CET-D1"), "L<sub>τ</sub>x − x"),
                  "displacement": ((0, 1), pg.colormap.get("viridis"), "|τ| (px)")}
         self.bars: dict[str, pg.ColorBarItem] = {}
         for name, (values, cmap, label) in specs.items():
@@ -180,10 +180,12 @@ class ImageViews(QtWidgets.QWidget):
 
 
 class ContextPlot:
-    """Bars: relative distance of the deformation and of other digits, per feature map."""
+    """Bars: relative distance of the deformation and of other digits, per feature map;
+    the legend in its own column at the right (it covers no bar)."""
 
-    def __init__(self, plot: pg.PlotItem, categories):
-        self.plot = plot
+    def __init__(self, layout: pg.GraphicsLayout, categories):
+        self.layout = layout
+        self.plot = plot = layout.addPlot(row=0, col=0)
         plot.setTitle("Context: relative distance from x to its deformation and to other "
                       "bundled digits")
         plot.setLabel("left", "relative distance")
@@ -192,9 +194,9 @@ class ContextPlot:
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
         plot.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(CONTEXT_MAPS)]])
-        self.legend = plot.addLegend(offset=(-5, 5), labelTextSize="8pt", colCount=1,
-                                     brush=pg.mkBrush(255, 255, 255, 230),
-                                     pen=pg.mkPen(180, 180, 180))
+        self.legend = pg.LegendItem(labelTextSize="8pt", colCount=1,
+                                    brush=pg.mkBrush(255, 255, 255, 230),
+                                    pen=pg.mkPen(180, 180, 180))
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -206,9 +208,13 @@ class ContextPlot:
                                   brush=pg.mkBrush(color), pen=pg.mkPen(color),
                                   name=CONTEXT_LABELS[cat])
             plot.addItem(bar)
+            self.legend.addItem(bar, CONTEXT_LABELS[cat])
             self.bars[cat] = bar
-        # the legend sits right of the last group: room for it, covering no bar
-        plot.setXRange(-0.5, len(CONTEXT_MAPS) - 0.5 + 1.6, padding=0)
+        layout.addItem(self.legend, row=0, col=1)
+        layout.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
+                                  QtWidgets.QSizePolicy.Policy.Maximum)
+        plot.setXRange(-0.5, len(CONTEXT_MAPS) - 0.5, padding=0.02)
         self.note = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
         plot.addItem(self.note)
         self.note.setPos(1.0, 0.5)

@@ -88,11 +88,11 @@ class QtDeformationPanel(QtPanel):
         self.views = ImageViews()
         rl.addWidget(self.views)
         rl.addWidget(self._build_readouts())
-        self.context_widget = pg.PlotWidget()
-        self.context_widget.setMinimumHeight(200)
+        self.context_widget = pg.GraphicsLayoutWidget()
+        self.context_widget.setMinimumHeight(240)
         from ntkviz.jobs import CONTEXT_CATEGORIES
 
-        self.context = ContextPlot(self.context_widget.getPlotItem(), CONTEXT_CATEGORIES)
+        self.context = ContextPlot(self.context_widget.ci, CONTEXT_CATEGORIES)
         self.context_progress = QtWidgets.QProgressBar()
         self.context_progress.setRange(0, 1000)
         self.context_progress.setFormat("context distances: %p%")
@@ -287,7 +287,7 @@ class QtDeformationPanel(QtPanel):
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
         items = dict(self.plots)
-        items["context"] = self.context_plot
+        items["context"] = self.context.layout
         return items
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
