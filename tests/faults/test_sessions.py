@@ -12,8 +12,8 @@ import pytest
 from faultlib import error_line, run_cli
 
 BAD = [
-    ("not an object", "[1, 2]", "not an ntkviz session"),
-    ("current is a list", '{"current": [1]}', "not an ntkviz session"),
+    ("not an object", "[1, 2]", "object"),
+    ("current is a list", '{"current": [1]}', "app"),
     ("current unknown", '{"app": "ntkviz", "panels": {}, "current": "nope"}', "current"),
     ("current a list in a session", '{"app": "ntkviz", "panels": {}, "current": [1]}', "current"),
     ("format true", '{"app": "ntkviz", "session_format": true, "panels": {}}', "session_format"),
@@ -29,9 +29,9 @@ BAD = [
     ("family bogus", '{"app": "ntkviz", "panels": {"stability": {"family": "bogus"}}}', "family"),
     ("stability seeds 1e6", '{"app": "ntkviz", "panels": {"stability": {"seeds": 1000000}}}', "seeds"),
     ("training frame 1e9", '{"app": "ntkviz", "panels": {"training": {"frame": 1000000000}}}', "frame"),
-    ("invalid JSON", '{"app": ', "invalid JSON"),
+    ("invalid JSON", '{"app": ', "JSON"),
     ("nested 100000 deep", "[" * 100_000 + "]" * 100_000, "nested"),
-    ("not UTF-8", b"\xff\xfe\x00garbage", "session"),
+    ("not UTF-8", b"\xff\xfe\x00garbage", "UTF-8"),
 ]
 
 
@@ -68,7 +68,9 @@ def test_session_file_missing_or_folder(what, tmp_path, capsys, no_window):
         path.mkdir()
     code, _, err = run_cli(["gui", "--session", path], capsys)
     assert code == 2
-    assert ("no such file" if what == "missing" else "folder") in error_line(err)
+    line = error_line(err).lower()
+    assert "s.json" in line
+    assert ("no such file" in line) if what == "missing" else ("directory" in line or "folder" in line)
 
 
 def test_good_session_opens(tmp_path):
