@@ -339,6 +339,21 @@ def test_svg_export_has_no_scale_factor(qtbot, spectrum_panel, tmp_path):
         assert "x1e" not in text and "x0.001" not in text
 
 
+@pytest.mark.parametrize("cls", [QtKernelCurvesPanel, QtSpectrumPanel])
+def test_nothing_clipped_in_a_narrow_window(qtbot, dispatcher, cls):
+    """At 800 × 700 (a small window) every plot fits its widget: no title, axis or
+    legend wider than the plot area."""
+    panel = make(qtbot, cls, dispatcher, size=(800, 700))
+    qtbot.wait(50)
+    for item in panel.plot_items().values():
+        widget = item.getViewWidget()
+        if not widget.isVisible():
+            continue
+        rect = item.sceneBoundingRect()
+        assert rect.width() <= widget.width() + 1 and rect.height() <= widget.height() + 1
+        assert rect.contains(item.legend.sceneBoundingRect())
+
+
 def test_grid_stacks_under_the_curves_in_every_plot(qtbot, dispatcher):
     """The SVG exporter writes items in z order: axes (which draw the grid) must sit
     below the view box holding the curves."""

@@ -99,8 +99,8 @@ class QtKernelCurvesPanel(KernelChoicePanel):
 
         # ------------------------------------------------------------- plots
         self.plot = log_plot("Kernel curves κ(u)", "u = cos(x, x′)", "κ(u)")
-        self.plot_near = log_plot("Near u = 1: ‖Φ(x) − Φ(y)‖² = 2κ(1) − 2κ(1 − ε)",
-                                  "ε = 1 − u", "‖Φ(x) − Φ(y)‖²", log_x=True, log_y=True)
+        self.plot_near = log_plot("Near u = 1: ‖Φ(x) − Φ(y)‖²", "ε = 1 − u",
+                                  "2κ(1) − 2κ(1 − ε)", log_x=True, log_y=True)
         self.hover = Readout(tooltip="hover a curve for its exact value")
         self.hover.setText("hover a curve to read exact values")
         self._hovers = [CurveHover(self.plot.getPlotItem(), self.hover, "u", "κ"),
