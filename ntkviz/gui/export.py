@@ -45,7 +45,8 @@ from ntkviz._io import atomic_write, write_csv, write_text_atomic
 
 __all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "render_image",
            "svg_string", "write_csv_table", "mark_transient", "is_transient", "export_layout",
-           "install_svg_workaround", "file_filter", "EXPORT_SUFFIXES", "LAYOUT_MAX"]
+           "install_svg_workaround", "file_filter", "export_geometry", "EXPORT_SUFFIXES",
+           "LAYOUT_MAX"]
 
 #: largest logical size (w, h) a figure is laid out at; bigger images are scaled up
 LAYOUT_MAX = (1200, 800)
@@ -139,6 +140,14 @@ def _export_size(item, width: int | None, height: int | None) -> tuple[int, int]
         if not lo <= v <= hi:
             raise ValueError(f"{name} must be in [{lo}, {hi}] pixels, got {v}")
     return width, height
+
+
+def export_geometry(item, width: int | None = None,
+                    height: int | None = None) -> tuple[int, int, float]:
+    """``(width, height, scale)`` of an export of ``item``: the image size in pixels
+    and the image pixels per logical pixel it is laid out with."""
+    width, height = _export_size(item, width, height)
+    return width, height, _layout_scale(width, height)
 
 
 def _layout_scale(width: int, height: int) -> float:

@@ -19,7 +19,7 @@ from PySide6.QtCore import Signal
 from ntkviz.gui.export import is_transient, mark_transient
 
 __all__ = ["LabeledSlider", "Readout", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
-           "html_maths", "set_item_name", "set_label", "set_title", "settle", "place_legend",
+           "html_maths", "set_item_name", "set_label", "set_title", "settle", "place_legend", "grid_below",
            "style_legend", "log_tick_strings", "linear_tick_strings", "power_of_ten"]
 
 #: colour-blind-safe palette (Okabe–Ito) for curves, in order
@@ -357,12 +357,23 @@ def make_plot(title: str = "", xlabel: str = "", ylabel: str = "", *, xunits: st
         axis.setTickPen(pg.mkPen("#e4e4e4"))
         axis.setTextPen(pg.mkPen("k"))
         axis.setPen(pg.mkPen("k"))
-        axis.setZValue(-1)  # grid under the curves and the legend
+    grid_below(item)
     item.setLogMode(x=log_x, y=log_y)
     item.layout.setContentsMargins(4, 4, 10, 8)  # room for the axis titles' descenders
     if legend:
         style_legend(item.addLegend(offset=legend_offset, labelTextSize="9pt"))
     return w
+
+
+def grid_below(plot) -> None:
+    """Draw the grid of ``plot`` (``PlotWidget`` or ``PlotItem``) under the curves and
+    the legend, on screen and in SVG: its left and bottom axes (which draw the grid)
+    stack behind the plot area."""
+    item = getattr(plot, "getPlotItem", lambda: plot)()
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setZValue(-1)
+        axis.setFlag(axis.GraphicsItemFlag.ItemStacksBehindParent, True)
 
 
 def set_item_name(plot, item, name: str) -> None:

@@ -1,0 +1,122 @@
+"""What can be checked of a figure without looking at it.
+
+Each function returns a list of problems (one line each; empty: nothing found).
+
+* :func:`svg_problems`: no scale-factor text such as ``(x1e+27)`` or ``(x0.001)``
+  in any ``<text>``; grid lines (long axis lines) come before the curves in
+  document order, as on screen.
+* :func:`png_problems`: the image has the size asked for.
+* :func:`layout_problems`: laid out at the export size, every text item (titles,
+  axis titles, legend entries, labels) lies inside the figure, and every visible
+  axis that shows values has at least three labelled ticks.
+"""
+from __future__ import annotations
+
+import re
+from xml.etree import ElementTree
+
+__all__ = ["svg_problems", "png_problems", "layout_problems", "SCALE_FACTOR"]
+
+#: pyqtgraph's SI scale-factor suffix of an axis title, e.g. "(x1e+27)", "(x0.001)"
+SCALE_FACTOR = re.compile(r"\(\s*[x×]\s*[0-9]")
+_SVG = "{http://www.w3.org/2000/svg}"
+#: an axis line at least this long (SVG user units) is a grid line, not a tick mark
+_GRID_MIN_LENGTH = 40.0
+
+
+def _texts(root) -> list[str]:
+    return ["".join(el.itertext()) for el in root.iter(_SVG + "text")]
+
+
+def _draws_grid(group) -> bool:
+    """An axis group draws grid lines: several long lines (its spine is one)."""
+    long_lines = 0
+    for el in group.iter(_SVG + "polyline"):
+        nums = [float(v) for v in re.findall(r"-?[0-9.]+(?:e-?[0-9]+)?", el.get("points", ""))]
+        if len(nums) >= 4:
+            xs, ys = nums[0::2], nums[1::2]
+            long_lines += max(max(xs) - min(xs), max(ys) - min(ys)) >= _GRID_MIN_LENGTH
+    return long_lines >= 2
+
+
+def svg_problems(text: str) -> list[str]:
+    """Problems of an SVG document exported by ntkviz."""
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as exc:
+        return [f"not a valid SVG document ({exc})"]
+    problems = [f"scale factor in text {t!r}" for t in _texts(root) if SCALE_FACTOR.search(t)]
+    for parent in root.iter(_SVG + "g"):
+        children = [c for c in parent if c.tag == _SVG + "g"]
+        ids = [c.get("id", "") for c in children]
+        views = [i for i, name in enumerate(ids) if name.startswith("ViewBox")]
+        if not views:
+            continue
+        for i, name in enumerate(ids):
+            if "Axis" in name and i > views[0] and _draws_grid(children[i]):
+                problems.append(f"grid of {name} drawn after the curves of {ids[views[0]]}")
+    return problems
+
+
+def png_problems(path, width: int, height: int | None) -> list[str]:
+    """The PNG at ``path`` is ``width`` wide (and ``height`` high if given)."""
+    from PySide6 import QtGui
+
+    image = QtGui.QImage(str(path))
+    if image.isNull():
+        return [f"{path}: not a readable PNG"]
+    got = (image.width(), image.height())
+    if got[0] != width or (height is not None and got[1] != height):
+        return [f"PNG is {got[0]}×{got[1]}, asked for {width}×{height or '(aspect)'}"]
+    return []
+
+
+def _tick_labels(axis, painter) -> list[str]:
+    specs = axis.generateDrawSpecs(painter)
+    if specs is None:
+        return []
+    return [text for _rect, _flags, text in specs[2] if text.strip()]
+
+
+def layout_problems(item, width: int | None = None, height: int | None = None) -> list[str]:
+    """Problems of ``item`` laid out as for an export at ``width``×``height``."""
+    import pyqtgraph as pg
+    from PySide6 import QtGui, QtWidgets
+
+    from ntkviz.gui.export import _scene_items, export_geometry, export_layout
+
+    w, h, scale = export_geometry(item, width, height)
+    problems = []
+    with export_layout(item, (w / scale, h / scale)):
+        frame = item.sceneBoundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+        image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
+        painter = QtGui.QPainter(image)
+        try:
+            for it in _scene_items(item):
+                if not it.isVisible() or not _shown(it):
+                    continue
+                if isinstance(it, QtWidgets.QGraphicsTextItem) and it.toPlainText().strip():
+                    margin = it.document().documentMargin()
+                    rect = it.sceneBoundingRect().adjusted(margin, margin, -margin, -margin)
+                    if not frame.contains(rect):
+                        problems.append(f"text {it.toPlainText().strip()!r} outside the figure "
+                                        f"at {w}×{h}")
+                elif isinstance(it, pg.AxisItem) and it.style.get("showValues", True):
+                    if it.height() < 2 or it.width() < 2:
+                        continue
+                    labels = _tick_labels(it, painter)
+                    if len(labels) < 3:
+                        problems.append(f"{it.orientation} axis has {len(labels)} labelled ticks "
+                                        f"{labels} at {w}×{h} (at least 3 wanted)")
+        finally:
+            painter.end()
+    return problems
+
+
+def _shown(item) -> bool:
+    """Visible and not hidden by an ancestor."""
+    while item is not None:
+        if not item.isVisible():
+            return False
+        item = item.parentItem()
+    return True
