@@ -159,10 +159,10 @@ class QtStabilityPanel(QtPanel):
             for level, style, label in (("same", QtCore.Qt.PenStyle.DashLine, "same-label"),
                                         ("any", QtCore.Qt.PenStyle.DotLine, "any-label")):
                 line = self.plot.plot([], [], pen=pg.mkPen(color, width=1.5, style=style))
-                self.legend.addItem(line, f"{name}: mean distance to {label} digits")
+                self.legend.addItem(line, f"{name}: {label} level")
                 self.levels[(key, level)] = line
-        for slope, ci, label in ((1.0, 6, "guide: slope 1 (Lipschitz)"),
-                                 (0.5, 3, "guide: slope 1/2 (Hölder-1/2)")):
+        for slope, ci, label in ((1.0, 6, "slope 1 (Lipschitz)"),
+                                 (0.5, 3, "slope 1/2 (Hölder-1/2)")):
             self.guides[slope] = self.plot.plot(
                 [], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=QtCore.Qt.PenStyle.DashDotLine))
             self.legend.addItem(self.guides[slope], label)
@@ -303,8 +303,12 @@ class QtStabilityPanel(QtPanel):
             std = np.asarray(getattr(r, f"{key}_std"), dtype=float)
             ok = np.isfinite(mean) & (mean > 0)
             slope = getattr(r, f"{key}_slope", math.nan)
-            label = name if not (slope is not None and math.isfinite(slope)) else \
-                f"{name} (fitted small-amplitude slope {slope:.2f})"
+            if not np.any(ok):
+                label = f"{name}: not defined (exp layers)" if key == "ntk" else name
+            elif slope is not None and math.isfinite(slope):
+                label = f"{name} (slope {slope:.2f} at small τ)"
+            else:
+                label = name
             self.curves[key].setData(amps[ok], mean[ok])
             self._rename(self.curves[key], label)
             lo, hi, _ = self.bands[key]
@@ -379,8 +383,10 @@ class QtStabilityPanel(QtPanel):
             "<p>Theory (Bietti &amp; Mairal, NeurIPS 2019, §4): the CKN is Lipschitz in the "
             "deformation size (slope 1 on log–log axes for small amplitudes) while the NTK is "
             "only Hölder-1/2 (slope 1/2, Prop. 12). Dashed/dotted horizontal lines give the mean "
-            "distance to same-label and to any-label digits: a deformation is 'small' when it "
-            "stays well below them.</p>"
+            "distance to same-label and to any-label digits (the 'levels'): a deformation is "
+            "'small' when it stays well below them. The legend's slopes are least-squares fits "
+            "of log distance against log amplitude over the three smallest amplitudes; the "
+            "dash-dotted guides have slope 1 and 1/2.</p>"
             "<p>The paper's Figure 1 values are not available; this view is not a reproduction. "
             "NTK distances below 1e-4 are rounding noise (k(x,x) + k(y,y) − 2k(x,y) "
             "cancels).</p>"
