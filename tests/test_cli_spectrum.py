@@ -125,3 +125,26 @@ def test_bias_range_agrees_with_export(tmp_path):
     out2 = tmp_path / "mu2.csv"
     assert main(["export", "spectrum", "--kernels", "ntk", "--bias", str(BIAS_RANGE[1]), "--dim", "3",
                  "--kmax", "3", "--out", str(out2)]) == 0
+
+
+def test_multiplicities_beyond_float64_are_exact_integers(tmp_path):
+    """At p = 1000, N(p, k) exceeds 1e308 from k ≈ 308: the CSV holds exact integers
+    (checked against math.comb), never inf."""
+    import math
+
+    out = tmp_path / "mu.csv"
+    assert main(["spectrum", "--name", "arccos0", "--dim", "1000", "--kmax", "400", "--out", str(out)]) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))[1:]
+    for k in (0, 1, 2, 307, 308, 400):
+        expected = 1 if k == 0 else (2 * k + 998) * math.comb(k + 997, 998) // k
+        assert int(rows[k][1]) == expected
+    assert all("inf" not in r[1] for r in rows)
+
+
+def test_exact_multiplicities_small_p():
+    """N(3, k) = 2k + 1 and N(2, k) = 2 (k >= 1): closed forms."""
+    from ntkviz.jobs import exact_multiplicities
+
+    assert exact_multiplicities(3, 6) == [2 * k + 1 for k in range(7)]
+    assert exact_multiplicities(2, 5) == [1, 2, 2, 2, 2, 2]

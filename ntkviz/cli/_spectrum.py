@@ -5,7 +5,7 @@ Example::
     ntkviz spectrum --name ntk --depth 3 --dim 10 --kmax 200 --out mu.csv
 
 Columns ``k,multiplicity,mu,error_estimate``: ``mu`` is the eigenvalue of each of
-the ``multiplicity = N(p, k)`` degree-k spherical harmonics for the uniform
+the ``multiplicity = N(p, k)`` (an exact integer) degree-k spherical harmonics for the uniform
 probability measure on the sphere (so Σ_k N(p,k) μ_k = κ(1)); ``error_estimate``
 an estimated absolute error. Exact zeros (κ0 at even k >= 2, κ1 and the two-layer
 NTK at odd k >= 3) are written as 0.0. Computed by
