@@ -312,3 +312,32 @@ def test_gif_through_the_exporter_registry(qtbot, panel, tmp_path):
     gif = Image.open(tmp_path / "a.gif")
     assert gif.n_frames == data.frame_count and gif.size[0] == 320
     assert panel.current_index() == 5  # the frame shown before comes back
+
+
+def _labels(axis):
+    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_RGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [text for *_, text in specs[2] if text.strip()]
+
+
+@pytest.mark.parametrize("size", [(640, 417), (1200, 800)])
+def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, size):
+    """At an export's own size the legend moves under a single run's plots when the figure
+    is narrow; every plot and the legend stay inside the figure; axes keep >= 3 labels."""
+    from ntkviz.gui.export import export_layout
+
+    computed(qtbot, panel, {**SMALL, "compare": False})
+    with export_layout(panel.layout_item, size):
+        figure = panel.layout_item.geometry()
+        view = panel.views[0]
+        for item in (*view.plots(), panel.legend):
+            assert figure.contains(item.geometry()), (item, item.geometry(), figure)
+        below = panel.legend.geometry().top() >= view.metrics.geometry().bottom()
+        assert below == (size[0] < 860)
+        assert len(_labels(view.metrics.getAxis("bottom"))) >= 3
+        assert len(_labels(view.predictor.getAxis("bottom"))) >= 3
+    assert panel.legend.geometry().left() >= view.metrics.geometry().right()  # restored

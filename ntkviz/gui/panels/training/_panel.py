@@ -23,6 +23,11 @@ from ntkviz.models.training import TrainingModel
 
 __all__ = ["QtTrainingPanel"]
 
+#: a figure narrower than this (logical pixels: a small window or export) has its legend
+#: under the plots, in three columns, so that the plots keep their width — when it is tall
+#: enough for that (260 px per row of plots); else the legend stays beside them
+NARROW_PX = 860
+
 HELP = """
 <h3>Lazy training (Chizat, Oyallon &amp; Bach, NeurIPS 2019)</h3>
 <p>Student f(x) = s Σ<sub>j≤m</sub> a<sub>j</sub> max(b<sub>j</sub>·x, 0) (s = 1, or 1/√m with
@@ -92,8 +97,10 @@ class QtTrainingPanel(QtPanel):
         self.views = [RunView(), RunView()]
         self.legend = make_legend()
         self._rows_shown = 0
+        self._legend_below = False  # under the plots (narrow figure) or beside them
         self._arrange(1 + self.model.params.compare)
-        fill_legend(self.legend, self.views[0], self.model.params.metrics)
+        # an export lays the figure out at its own size: the legend moves with it
+        self.layout_item.geometryChanged.connect(self._on_figure_resized)
 
         # one read-out per run, under the figure, never wrapped (so never clipped: its
         # size hint is its text's)
@@ -135,7 +142,7 @@ class QtTrainingPanel(QtPanel):
         if "metrics" in changed:
             for v in self.views:
                 v.set_metrics(p.metrics)
-            fill_legend(self.legend, self.views[0], p.metrics)
+            self._fill_legend()
         if "autoplay" in changed and not p.autoplay:
             self.pause()
         if "frame" in changed and not self._writing_frame and self.frame_count():
@@ -267,9 +274,10 @@ class QtTrainingPanel(QtPanel):
             self.player.ready = True
         return False
 
-    def _arrange(self, rows: int) -> None:
-        """Lay out one row of plots per run, the legend in its own column."""
-        if rows == self._rows_shown:
+    def _arrange(self, rows: int, force: bool = False) -> None:
+        """Lay out one row of plots per run and the legend: in its own column, or in a
+        row under the plots when the figure is narrower than :data:`NARROW_PX`."""
+        if rows == self._rows_shown and not force:
             return
         lay = self.layout_item
         for view in self.views[: self._rows_shown]:
@@ -280,11 +288,31 @@ class QtTrainingPanel(QtPanel):
         for r, view in enumerate(self.views[:rows]):
             for c, plot in enumerate(view.plots()):
                 lay.addItem(plot, row=r, col=c)
-        lay.addItem(self.legend, row=0, col=3, rowspan=rows)
-        lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
-        for c, stretch in enumerate((10, 10, 13, 1)):
-            lay.layout.setColumnStretchFactor(c, stretch)
         self._rows_shown = rows
+        self._legend_below = below = self._legend_fits_below()
+        self._fill_legend()
+        if below:
+            lay.addItem(self.legend, row=rows, col=0, colspan=3)
+            lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignHCenter)
+        else:
+            lay.addItem(self.legend, row=0, col=3, rowspan=rows)
+            lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        for c, stretch in enumerate((10, 10, 13, 0 if below else 1)):
+            lay.layout.setColumnStretchFactor(c, stretch)
+        for r in range(rows + 1):
+            lay.layout.setRowStretchFactor(r, 0 if r == rows else 1)
+
+    def _legend_fits_below(self) -> bool:
+        size = self.layout_item.geometry().size()
+        return size.width() < NARROW_PX and size.height() / max(self._rows_shown, 1) >= 260
+
+    def _fill_legend(self) -> None:
+        fill_legend(self.legend, self.views[0], self.model.params.metrics,
+                    columns=3 if self._legend_below else 1)
+
+    def _on_figure_resized(self) -> None:
+        if self._legend_fits_below() != self._legend_below:
+            self._arrange(self._rows_shown, force=True)
 
     # ------------------------------------------------------------------ export
     def plot_items(self) -> dict:

@@ -59,7 +59,7 @@ class _TimeAxis(_LogAxis):
     per decade): a run's time axis spans 3–6 decades, and pyqtgraph's every-other-decade
     labels left only two on a narrow plot."""
 
-    min_decade_px = 30.0
+    min_decade_px = 22.0
 
     def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
         levels = super().tickSpacing(minVal, maxVal, size)
@@ -178,13 +178,19 @@ class RunView:
         self.neurons = _log_plot("", "p₁", "p₂")
         self.neurons.setAspectLocked(True)
         self.neurons.showGrid(x=False, y=False)  # the unit circle and teacher rays guide the eye
-        self.predictor = _log_plot("predictor on the circle", "angle θ, x = (cos θ, sin θ)",
-                                   "output")
+        # short titles and labels: they set the plots' minimum widths (a 640-px export);
+        # the help says x = (cos θ, sin θ)
+        self.predictor = _log_plot("predictors", "angle θ", "output")
         self.metrics = _log_plot("metrics", "time t", "", log=True)
         # room for a label per decade of time (3–6 decades) beside the neurons and predictors
-        self.metrics.setMinimumWidth(230)
-        self.predictor.getAxis("bottom").setTicks(
-            [[(k * np.pi / 2, lab) for k, lab in enumerate(("0", "π/2", "π", "3π/2", "2π"))]])
+        self.metrics.setMinimumWidth(140)
+        # 0, π, 2π always (at the ends of the axis: let their text reach past it by a few
+        # pixels), π/2 and 3π/2 where they fit (a second tick level)
+        angle_axis = self.predictor.getAxis("bottom")
+        angle_axis.setTicks([[(0.0, "0"), (np.pi, "π"), (2 * np.pi, "2π")],
+                             [(np.pi / 2, "π/2"), (3 * np.pi / 2, "3π/2")]])
+        angle_axis.setStyle(hideOverlappingLabels=False)
+        self.predictor.showGrid(x=False, y=True, alpha=0.15)  # (an axis with a grid clips them)
         circle = np.linspace(0, 2 * np.pi, 200)
         unit = pg.PlotDataItem(np.cos(circle), np.sin(circle),
                                pen=pg.mkPen("#888888", width=1, style=QtCore.Qt.PenStyle.DotLine))
@@ -247,11 +253,9 @@ class RunView:
         cfg, setup = result.setup.config, result.setup
         if fresh:
             # short: a long title is the plot's minimum width (the formula is in the legend)
-            self.neurons.setTitle(f"α = {cfg.alpha:.4g} (τ = {cfg.tau:.3g}): neurons",
-                                  size="10pt")
+            self.neurons.setTitle(f"α = {cfg.alpha:.4g}, τ = {cfg.tau:.3g}", size="10pt")
             for axis, sub in (("bottom", "₁"), ("left", "₂")):  # d > 2: (e₁, e₂) coordinates
-                self.neurons.setLabel(axis, f"p{sub}" if cfg.dim == 2
-                                      else f"p{sub} (e{sub} coordinate)")
+                self.neurons.setLabel(axis, f"p{sub}" if cfg.dim == 2 else f"p{sub} (e{sub})")
             tp = setup.teacher_positions
             for s in (1, -1):
                 sel = np.sign(setup.teacher_a) == s
@@ -358,27 +362,32 @@ def make_legend() -> pg.LegendItem:
     return legend
 
 
-def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics) -> None:
-    """One legend for every run: neurons, predictors, then the metrics shown."""
+def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: int = 1) -> None:
+    """One legend for every run: neurons, predictors, then the metrics shown; in one
+    column, or (``columns=3``, a legend under a narrow figure) one column per group."""
+    blank = pg.PlotDataItem(pen=None)
+    groups = [
+        [(blank, "<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>")]
+        + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
+        [(blank, "<b>predictor</b>")]
+        + [(item, item.name()) for item in (*view.curves.values(), view.train_points)],
+        [(blank, "<b>metrics</b>")]
+        + [(view.metric_curves.get(key)
+            or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)), METRIC_LABELS[key])
+           for key in shown_metrics],
+    ]
     legend.clear()
-
-    def header(text):
-        legend.addItem(pg.PlotDataItem(pen=None), f"<b>{text}</b>")
-
-    header("neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub>")
-    for item in (*view.dots.values(), *view.teacher.values()):
-        legend.addItem(item, item.name())
-    header("predictor")
-    for item in (*view.curves.values(), view.train_points):
-        legend.addItem(item, item.name())
-    header("metrics")
-    for key in shown_metrics:
-        curve = view.metric_curves.get(key)
-        if curve is None:
-            curve = pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8))
-        legend.addItem(curve, METRIC_LABELS[key])
-    # its column is exactly as wide as its rows: a narrower column would let it spill over
-    # the metric plot on screen and past the figure's edge in an export
+    legend.setColumnCount(1 if columns == 1 else len(groups))
+    if columns == 1:
+        entries = [entry for group in groups for entry in group]
+    else:  # the legend fills its rows left to right: interleave the groups, pad with blanks
+        depth = max(len(g) for g in groups)
+        entries = [g[r] if r < len(g) else (pg.PlotDataItem(pen=None), "")
+                   for r in range(depth) for g in groups]
+    for item, text in entries:
+        legend.addItem(item if item is not blank else pg.PlotDataItem(pen=None), text)
+    # exactly as wide as its rows: a narrower cell would let it spill over the metric plot
+    # on screen and past the figure's edge in an export
     width = legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width()
     legend.setMinimumWidth(width)
     legend.setMaximumWidth(width)
