@@ -19,6 +19,7 @@ from ntkviz.gui.widgets import CurveHover, make_plot, style_legend
 
 __all__ = ["log_plot", "Log10Hover", "sci", "legend_below", "finite_or_nan", "dash"]
 
+
 def sci(value: float | None = None, log10: float | None = None, digits: int = 10) -> str:
     """``value`` (or ``10**log10``) in scientific notation: every significant digit of a
     float64 (the shortest text that reads back as it, e.g. ``1.142349069e-07``,
@@ -130,7 +131,7 @@ def legend_below(plot) -> pg.LegendItem:
 
 class _FromLog10(float):
     """A log10 value that formats as the value itself (``format(v, ".10g")`` gives
-    e.g. ``3.664634690e-400``), or as an exact zero."""
+    e.g. ``3.66463469e-400``), or as an exact zero."""
 
     exact_zero = False
 

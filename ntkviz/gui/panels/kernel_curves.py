@@ -79,7 +79,7 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         self.seed.setDecimals(0)
         self.seed.setRange(*limits.SEED_RANGE)
         self.seed.setKeyboardTracking(False)
-        self.seed.setToolTip("random seed of the first network (the others use the next seeds)")
+        self.seed.setToolTip("random seed of the networks (the same seed draws the same networks)")
         lo, hi = limits.NET_SAMPLES_RANGE
         self.samples = LabeledSlider("samples", lo, hi, 4, tooltip=f"number of random networks, "
                                      f"{lo}..{hi} (mean ± std drawn)")
