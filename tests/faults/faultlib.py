@@ -45,12 +45,19 @@ def leftovers(folder: Path) -> list[str]:
 
 
 def csv_numbers(path: Path) -> np.ndarray:
-    """Every numeric cell of a CSV (text cells skipped) as a flat float array."""
+    """Every numeric cell of a CSV (text cells skipped) as a flat float array; exact integers
+    too large for float64 count as the largest finite float."""
     values = []
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))
     for row in rows[1:]:
         for cell in row:
+            try:  # an exact integer beyond float64 is a finite number, not inf
+                n = int(cell)
+                values.append(float(n) if abs(n) < 2 ** 1000 else (1.7e308 if n > 0 else -1.7e308))
+                continue
+            except ValueError:
+                pass
             try:
                 values.append(float(cell))
             except ValueError:

@@ -56,3 +56,15 @@ def test_spectrum_multiplicities_are_numbers(tmp_path, capsys):
     assert run_cli(["spectrum", "--name", "arccos0", "--dim", "1000", "--kmax", "400", "--out", out],
                    capsys)[0] == 0
     assert np.all(np.isfinite(csv_numbers(out)))
+
+
+@pytest.mark.parametrize("name,depth,bias", [("arccos1", 2, 0.0), ("ntk", 50, 1.0)])
+def test_no_trusted_false_zero(name, depth, bias):
+    """13.1: at p = 1000 the eigenvalues fall below the float64 range; a 0.0 (or subnormal)
+    that is not an exact zero must not be flagged trustworthy."""
+    from ntkviz.core.dotkernel import KernelSpec
+    from ntkviz.jobs import SpectrumTableRequest
+
+    sp = SpectrumTableRequest(KernelSpec(name, depth, bias), 1000, 400)().spectrum
+    tiny = (np.abs(sp.mu) < np.finfo(np.float64).tiny) & ~sp.exact_zero
+    assert not np.any(tiny & sp.trustworthy), f"{int(np.sum(tiny & sp.trustworthy))} false zeros trusted"
