@@ -89,7 +89,8 @@ def ref_train(a0, B0, X, y, alpha, lr, steps, scale=1.0):
 
 
 def ref_ntk_kappa(u):
-    """κ(u) = u κ0(u) + κ1(u) of spec §1.1, straight from the closed forms."""
+    """κ(u) = u κ0(u) + κ1(u), the two-layer ReLU NTK, straight from the arc-cosine
+    closed forms."""
     u = np.clip(np.asarray(u, dtype=float), -1.0, 1.0)
     theta = np.arccos(u)
     k0 = (math.pi - theta) / math.pi

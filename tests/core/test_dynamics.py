@@ -2,7 +2,7 @@
 claims of Chizat, Oyallon & Bach (2019) as measured laws (log–log slopes, limits).
 
 Reference routes: the plain-loop NumPy reference (explicit Jacobians), central finite
-differences, scipy's matrix exponential, the closed-form κ of spec §1.1 and a
+differences, scipy's matrix exponential, the closed-form two-layer ReLU NTK κ and a
 Monte-Carlo average of wide random networks.
 """
 from __future__ import annotations
@@ -207,7 +207,7 @@ def test_displacement_scales_like_one_over_alpha(init):
     rows = _final_metrics(kw, ALPHAS)
     disp = [r["displacement"] for r in rows]
     assert slope(ALPHAS, disp) == pytest.approx(-1.0, abs=0.15)
-    # alpha ||w - w0|| flattens to an alpha-independent value (spec §8 demo, item 2)
+    # alpha ||w - w0|| flattens to an alpha-independent value (Chizat et al. Thm 2.2: O(1/alpha))
     assert np.ptp(ALPHAS * disp) / np.mean(ALPHAS * disp) < 0.1
 
 

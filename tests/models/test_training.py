@@ -21,7 +21,8 @@ def test_import_loads_no_numba_or_qt():
     import subprocess
 
     code = ("import sys, ntkviz.models.training as m; m.TrainingModel.parse({'alpha': 3.0}); "
-            "print(sorted(k for k in ('numba', 'PySide6', 'scipy', 'pyqtgraph') if k in sys.modules))")
+            "print(sorted(k for k in ('numba', 'PySide6', 'scipy', 'pyqtgraph') "
+            "if k in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -111,7 +112,8 @@ def test_request_carries_every_parameter():
             c.init, c.ntk_scaling, c.log_time) == (0.5, 8, 9, 2, 3, 0.003, 50, 10, 4, "centered",
                                                   True, False)
     assert req.compare_alpha == 7.0
-    assert TrainingModel.build_request(TrainingModel.parse({"compare": False})).compare_alpha is None
+    single = TrainingModel.parse({"compare": False})
+    assert TrainingModel.build_request(single).compare_alpha is None
     assert TrainingModel.build_request(p) == req  # a frozen request: equal parameters, equal
     assert len(req.configs()[0].frame_steps()) == p.frame_count()
 

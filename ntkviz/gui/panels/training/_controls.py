@@ -123,7 +123,8 @@ class TrainingControls(QtWidgets.QWidget):
         self.init.currentTextChanged.connect(lambda text: self._emit("init", text))
         self.ntk_scaling.toggled.connect(lambda on: self._emit("ntk_scaling", bool(on)))
         self.log_time.toggled.connect(lambda on: self._emit("log_time", bool(on)))
-        self.metric_list.itemChanged.connect(lambda _: self._emit("metrics", self.checked_metrics()))
+        self.metric_list.itemChanged.connect(
+            lambda _: self._emit("metrics", self.checked_metrics()))
 
     def _emit(self, name: str, value) -> None:
         self.edited.emit({name: value})
