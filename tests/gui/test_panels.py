@@ -322,6 +322,8 @@ def test_high_dimension_axes_have_no_scale_factor_and_legend_off_data(qtbot, spe
     highest = max(np.log10(s.mu[1:][s.mu[1:] > 0]).max() for s in panel.response.series)
     bottom, top = panel.plot.getPlotItem().getViewBox().viewRange()[1]
     assert top - highest < 0.1 * (top - bottom)
+    guides = [it for name, it in curves(panel.plot).items() if name.startswith("guide")]
+    assert guides and all(bottom <= g.yData.min() and g.yData.max() <= top for g in guides)
     # the exponents of the guides on the slope view (-39, -41) do not overlap
     lines = [i for i in panel.plot_slope.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
     assert len(lines) == 2

@@ -97,7 +97,8 @@ class _LegendInLayout(pg.LegendItem):
         each column as wide as its widest entry)."""
         if not self.items:
             return
-        widths = [s.boundingRect().width() + lab.boundingRect().width() + 12
+        # 15% slack: an SVG viewer may draw the text with a slightly wider font
+        widths = [1.15 * (s.boundingRect().width() + lab.boundingRect().width()) + 12
                   for s, lab in self.items]
         available = self._plot_item.geometry().width() - 24
         columns = 1

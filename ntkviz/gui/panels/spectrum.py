@@ -293,7 +293,7 @@ class QtSpectrumPanel(KernelChoicePanel):
                             symbol="o", symbolSize=4, symbolPen=None,
                             symbolBrush=pen(i).color(), name=s.label)
         if params.guides:
-            self._draw_guides(r, params.slope)
+            self._draw_guides(r, params.slope, (floor - len(r.series) * gap, highest + gap))
         self._drop_unused()
         self.plot_slope.setVisible(params.slope)
         settle(self.plot, self.plot_slope)
@@ -306,34 +306,36 @@ class QtSpectrumPanel(KernelChoicePanel):
         self.status.emit(f"{self.title}: p = {req.dim}, k ≤ {req.kmax}, {len(r.series)} kernel(s)"
                          f", {n_zero} exact zeros, {n_bad} not trustworthy")
 
-    def _draw_guides(self, r, slope: bool) -> None:
-        """Guide lines C k^exponent (log10 drawn; outside the auto-range, so a guide far
-        above the data never squeezes it) and their exponents on the slope view."""
+    def _draw_guides(self, r, slope: bool, shown: tuple[float, float]) -> None:
+        """Guide lines C k^exponent (log10 drawn, only within ``shown``, the log10 range
+        of the data: a guide far above the data never squeezes it, nor leaves the
+        plot area in an SVG) and their exponents on the slope view."""
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
+        levels: list[float] = []  # one labelled line per exponent on the slope view
         for j, g in enumerate(r.guides):
+            first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
+            gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
+            style = (g.kernel_index, first)
             with np.errstate(divide="ignore", invalid="ignore"):
                 if r.request.weighted:
                     ly = np.log10(g.values)
                 else:  # from the closed form: right below 10⁻³⁰⁸ too
                     ly = np.log10(g.C) + g.exponent * np.log10(g.k)
-            ok = np.isfinite(ly)
-            if not ok.any():  # e.g. a constant beyond float64 (p = 1000): nothing to draw
-                continue
-            first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
-            gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
-            style = (g.kernel_index, first)
-            self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
-                        name=f"guide {superscript_powers(g.label)}")
-            if slope:
+            ok = np.isfinite(ly) & (ly >= shown[0]) & (ly <= shown[1])
+            if ok.any():  # not when the constant is beyond float64 (p = 1000)
+                self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
+                            name=f"guide {superscript_powers(g.label)}")
+            if slope and g.exponent not in levels:
                 text = f"{g.exponent:g}"
-                line = self._item(ps, ("level", j), lambda: pg.InfiniteLine(
+                line = self._item(ps, ("level", len(levels)), lambda: pg.InfiniteLine(
                     angle=0, pen=gp, label=text, labelOpts={
-                        "position": 0.04 + 0.09 * (j % 8), "color": gp.color(),
+                        "position": 0.04 + 0.09 * (len(levels) % 8), "color": gp.color(),
                         "fill": pg.mkBrush(255, 255, 255, 220), "anchors": [(0.5, 0.5)] * 2}),
                     style)
                 if line.label.format != text:
                     line.label.setFormat(text)
                 line.setValue(g.exponent)
+                levels.append(g.exponent)
 
     def _fill_table(self) -> None:
         """Fill the values table (lazily: only when it is shown)."""
