@@ -99,15 +99,18 @@ class SweepResult:
                   "tau_sup_px", "jacobian_sup", "same_label_ckn", "same_label_ntk", "any_label_ckn",
                   "any_label_ntk", "ckn_slope", "ntk_slope")
 
-    def to_csv_rows(self) -> tuple[list[str], list[list[float]]]:
-        """``(header, rows)``: one row per amplitude; levels and slopes repeated on every row."""
+    def to_csv_rows(self) -> tuple[list[str], list[list]]:
+        """``(header, rows)``: one row per amplitude; levels and slopes repeated on every row.
+        A value that does not exist is an empty cell, never NaN: the NTK columns of an
+        architecture with exp layers (no NTK), a level without a pair of digits, a slope
+        fitted to fewer than two amplitudes."""
         rows = []
         for k, a in enumerate(self.amplitudes):
-            rows.append([float(a), float(self.ckn_mean[k]), float(self.ckn_std[k]), float(self.ntk_mean[k]),
-                         float(self.ntk_std[k]), float(self.pixel_mean[k]), float(self.pixel_std[k]),
-                         float(self.tau_sup[k]), float(self.jacobian_sup[k]), self.same_label_ckn,
-                         self.same_label_ntk, self.any_label_ckn, self.any_label_ntk, self.ckn_slope,
-                         self.ntk_slope])
+            row = [a, self.ckn_mean[k], self.ckn_std[k], self.ntk_mean[k], self.ntk_std[k],
+                   self.pixel_mean[k], self.pixel_std[k], self.tau_sup[k], self.jacobian_sup[k],
+                   self.same_label_ckn, self.same_label_ntk, self.any_label_ckn,
+                   self.any_label_ntk, self.ckn_slope, self.ntk_slope]
+            rows.append(["" if math.isnan(v) else float(v) for v in row])
         return list(self.CSV_HEADER), rows
 
     def csv_table(self, view: str = "stability") -> tuple[list[str], list[list[float]]]:

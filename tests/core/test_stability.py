@@ -88,3 +88,20 @@ def test_exp_architecture_gives_nan_ntk_and_bad_arguments(small_set):
         next(stability_sweep(X, y, PRESETS["M1"], "shear", [0.1], 1))
     with pytest.raises(ValueError, match="labels must have one entry"):
         next(stability_sweep(X, y[:1], PRESETS["M1"], "smooth", [0.1], 1))
+
+
+def test_csv_has_empty_cells_never_nan_for_missing_values():
+    """An architecture with exp layers has no NTK: its columns are empty cells."""
+    from ntkviz.core.cntk import PRESETS
+    from ntkviz.core.digits import load_digits
+    from ntkviz.core.stability import stability_sweep
+
+    images, labels = load_digits()
+    item = None
+    for item in stability_sweep(images[[0]] / 255.0, labels[[0]].astype(int), PRESETS["M4"],
+                                "translation", [0.5], 1):
+        pass
+    header, rows = item.result.to_csv_rows()
+    assert all(row[header.index("ntk_mean")] == "" for row in rows)
+    assert all(isinstance(row[header.index("ckn_mean")], float) for row in rows)
+    assert not any(isinstance(v, float) and v != v for row in rows for v in row)
