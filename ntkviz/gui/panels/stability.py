@@ -24,7 +24,8 @@ from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import PALETTE, DecadeLogAxis
+from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, grid_below, log_tick_strings,
+                                style_legend)
 from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
 
 __all__ = ["QtStabilityPanel", "MAPS"]
@@ -135,9 +136,9 @@ class QtStabilityPanel(QtPanel):
         self.plot.setLabel("left", "relative distance ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖")
         for side in ("left", "bottom"):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
+        grid_below(self.plot)
         # the legend sits below the plot, covering no data
-        self.legend = pg.LegendItem(labelTextSize="9pt", colCount=2,
-                                    brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen(200, 200, 200))
+        self.legend = style_legend(pg.LegendItem(labelTextSize="9pt", colCount=2))
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.figure.addItem(self.legend, row=1, col=0)
@@ -336,7 +337,7 @@ class QtStabilityPanel(QtPanel):
             for m in range(1, 10):
                 v = m * 10.0 ** e
                 if lo - 0.05 <= np.log10(v) <= hi + 0.05:
-                    text = power_label(m, e) if powers else f"{v:g}"
+                    text = log_tick_strings([np.log10(v)])[0] if powers else f"{v:g}"
                     (major if m in (1, 2, 5) else minor).append((np.log10(v), text))
         self.plot.getAxis("bottom").setTicks([major, [(x, "") for x, _ in minor]])
 
@@ -395,28 +396,12 @@ class QtStabilityPanel(QtPanel):
         )
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def power_label(mantissa: int, exponent: int) -> str:
-    """``10ⁿ`` (mantissa 1) or ``m×10ⁿ``: one style for every log-axis label."""
-    power = "10" + str(exponent).translate(_SUPERSCRIPT)
-    return power if mantissa == 1 else f"{mantissa}×{power}"
-
-
 class PowerLogAxis(DecadeLogAxis):
-    """A log axis labelled 10ⁿ (or m×10ⁿ) everywhere: no "1" beside "10¹"."""
+    """A log axis labelled 10ⁿ (or m·10ⁿ) everywhere: no "1" beside "10¹"."""
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
         strings = super().logTickStrings(values, scale, spacing)
-        out = []
-        for v, s in zip(values, strings):
-            if not s:
-                out.append("")
-                continue
-            e = math.floor(float(v) + 1e-9)
-            out.append(power_label(int(round(10 ** (float(v) - e))), e))
-        return out
+        return [text if s else "" for s, text in zip(strings, log_tick_strings(values))]
 
 
 def _with_alpha(hex_color: str, alpha: int):

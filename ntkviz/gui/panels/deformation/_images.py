@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE
+from ntkviz.gui.widgets import PALETTE, style_legend
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
            "arrow_segments", "nice_ceil", "nice_floor"]
@@ -194,9 +194,7 @@ class ContextPlot:
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
         plot.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(CONTEXT_MAPS)]])
-        self.legend = pg.LegendItem(labelTextSize="8pt", colCount=1,
-                                    brush=pg.mkBrush(255, 255, 255, 230),
-                                    pen=pg.mkPen(180, 180, 180))
+        self.legend = style_legend(pg.LegendItem(labelTextSize="8pt", colCount=1))
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.bars: dict[str, pg.BarGraphItem] = {}
