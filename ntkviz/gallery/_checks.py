@@ -21,7 +21,7 @@ __all__ = ["svg_problems", "png_problems", "layout_problems", "SCALE_FACTOR"]
 SCALE_FACTOR = re.compile(r"\(\s*[x×]\s*[0-9]")
 _SVG = "{http://www.w3.org/2000/svg}"
 #: an axis line at least this long (SVG user units) is a grid line, not a tick mark
-_GRID_MIN_LENGTH = 40.0
+_GRID_MIN_LENGTH = 120.0
 
 
 def _texts(root) -> list[str]:
@@ -29,14 +29,15 @@ def _texts(root) -> list[str]:
 
 
 def _draws_grid(group) -> bool:
-    """An axis group draws grid lines: several long lines (its spine is one)."""
+    """An axis group draws grid lines: at least three long lines (its spine is one;
+    tick marks, even across a colour bar, are short)."""
     long_lines = 0
     for el in group.iter(_SVG + "polyline"):
         nums = [float(v) for v in re.findall(r"-?[0-9.]+(?:e-?[0-9]+)?", el.get("points", ""))]
         if len(nums) >= 4:
             xs, ys = nums[0::2], nums[1::2]
             long_lines += max(max(xs) - min(xs), max(ys) - min(ys)) >= _GRID_MIN_LENGTH
-    return long_lines >= 2
+    return long_lines >= 3
 
 
 def svg_problems(text: str) -> list[str]:
@@ -47,15 +48,24 @@ def svg_problems(text: str) -> list[str]:
         return [f"not a valid SVG document ({exc})"]
     problems = [f"scale factor in text {t!r}" for t in _texts(root) if SCALE_FACTOR.search(t)]
     for parent in root.iter(_SVG + "g"):
-        children = [c for c in parent if c.tag == _SVG + "g"]
-        ids = [c.get("id", "") for c in children]
+        ids = [c.get("id", "") for c in parent if c.tag == _SVG + "g"]
         views = [i for i, name in enumerate(ids) if name.startswith("ViewBox")]
-        if not views:
-            continue
-        for i, name in enumerate(ids):
-            if "Axis" in name and i > views[0] and _draws_grid(children[i]):
-                problems.append(f"grid of {name} drawn after the curves of {ids[views[0]]}")
+        grids = [i for i, name in enumerate(ids) if "Axis" in name and i in _grid_axes(parent)]
+        problems += [f"grid of {ids[i]} drawn after the curves of {ids[views[0]]}"
+                     for i in grids if views and i > views[0]]
     return problems
+
+
+def _grid_axes(parent) -> set[int]:
+    """Indices of the child groups of ``parent`` that draw grid lines: lines across
+    the whole plot area in both directions' extent (wider than 60 % of the
+    document), several of them."""
+    children = [c for c in parent if c.tag == _SVG + "g"]
+    out = set()
+    for i, group in enumerate(children):
+        if _draws_grid(group):
+            out.add(i)
+    return out
 
 
 def png_problems(path, width: int, height: int | None) -> list[str]:
@@ -101,7 +111,10 @@ def layout_problems(item, width: int | None = None, height: int | None = None) -
                     if not frame.contains(rect):
                         problems.append(f"text {it.toPlainText().strip()!r} outside the figure "
                                         f"at {w}×{h}")
-                elif isinstance(it, pg.AxisItem) and it.style.get("showValues", True):
+                elif isinstance(it, pg.AxisItem) and it.grid is not False and _over_data(it):
+                    problems.append(f"grid of the {it.orientation} axis drawn over the data "
+                                    f"(use ntkviz.gui.widgets.grid_below)")
+                if isinstance(it, pg.AxisItem) and it.style.get("showValues", True):
                     if it.height() < 2 or it.width() < 2:
                         continue
                     labels = _tick_labels(it, painter)
@@ -111,6 +124,15 @@ def layout_problems(item, width: int | None = None, height: int | None = None) -
         finally:
             painter.end()
     return problems
+
+
+def _over_data(axis) -> bool:
+    """The axis (which draws the grid) paints over its plot area."""
+    view = axis.linkedView()
+    if view is None or axis.parentItem() is not view.parentItem():
+        return False
+    behind = axis.flags() & axis.GraphicsItemFlag.ItemStacksBehindParent
+    return not behind and axis.zValue() >= view.zValue()
 
 
 def _shown(item) -> bool:
