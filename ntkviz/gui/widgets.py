@@ -318,7 +318,8 @@ def log_tick_strings(exponents) -> list[str]:
 def linear_tick_strings(values, spacing: float) -> list[str]:
     """Labels of linear-axis ticks, one style per axis: fixed decimals (as many as
     the spacing needs) while every tick lies in [10⁻³, 10⁴) in magnitude (or is 0),
-    else ``m·10ⁿ`` for every tick, with the exponent of the spacing's decade."""
+    else ``m·10ⁿ`` for every tick, with one exponent (the largest tick's decade) and
+    as many decimals as the spacing needs."""
     values = [float(v) for v in values]
     big = [abs(v) for v in values if abs(v) > 0.5 * abs(spacing) * 1e-9]
     if all(1e-3 <= a < 1e4 for a in big) and (spacing <= 0 or spacing >= 1e-3):

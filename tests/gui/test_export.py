@@ -94,3 +94,132 @@ def test_csv_table_round_trip(tmp_path):
 def test_bad_suffix(plot, tmp_path):
     with pytest.raises(ValueError, match=".png, .svg, .csv"):
         export.export_plot(plot.getPlotItem(), tmp_path / "p.jpg")
+
+
+# ------------------------------------------------------------ registry and figures
+def test_registry_has_one_writer_per_suffix():
+    assert set(export.WRITERS) == {".png", ".svg", ".csv", ".gif"}
+    assert export.writer_for("a/B.PNG") is export.WRITERS[".png"]
+    with pytest.raises(ValueError, match=r"x\.jpg: .*one of \.png, \.svg, \.csv, \.gif"):
+        export.writer_for("x.jpg")
+    assert export.file_filter().count("(*.") == 4
+
+
+def test_failed_write_keeps_the_existing_file(plot, tmp_path, monkeypatch):
+    target = tmp_path / "p.svg"
+    target.write_text("previous")
+
+    def broken(item, width=None, height=None):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(export, "svg_string", broken)
+    with pytest.raises(OSError):
+        export.export_plot(plot.getPlotItem(), target)
+    assert target.read_text() == "previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.svg"]  # no fragment left
+
+
+def _make(qtbot, **kw):
+    from ntkviz.gui.widgets import make_plot
+
+    w = make_plot("title", "x label", "y label", **kw)
+    qtbot.addWidget(w)
+    return w
+
+
+def test_hover_marker_never_in_exports(qtbot, tmp_path):
+    """A.3: hover a curve, export: the marker is absent from PNG and SVG, and back after."""
+    from PySide6 import QtWidgets
+
+    from ntkviz.gui.widgets import CurveHover
+
+    w = _make(qtbot)
+    x = np.linspace(0, 1, 50)
+    w.plot(x, x, pen=pg.mkPen("#0072B2", width=2), name="line")
+    label = QtWidgets.QLabel()
+    hover = CurveHover(w.getPlotItem(), label)
+    w.resize(600, 400)
+    w.show()
+    qtbot.waitExposed(w)
+    vb = w.getPlotItem().getViewBox()
+    hover._on_moved([vb.mapViewToScene(pg.Point(0.5, 0.5))])
+    assert "line" in label.text() and hover.marker.isVisible() and len(hover.marker.data) == 1
+
+    def marker_pixels(image):
+        px = _pixels(image)[..., :3].astype(int)
+        return int(((px < 40).all(axis=-1)).sum())  # the black marker ring
+
+    item = w.getPlotItem()
+    with_marker = marker_pixels(QtGui.QImage(w.grab().toImage()))
+    hover.marker.hide()
+    without = marker_pixels(QtGui.QImage(w.grab().toImage()))
+    hover.marker.show()
+    assert with_marker > without  # the marker is drawn on screen
+    png = export.render_image(item, 600, 400)  # marker visible on screen meanwhile
+    hover.marker.hide()
+    assert marker_pixels(export.render_image(item, 600, 400)) == marker_pixels(png)
+    hover.marker.show()
+    svg = export.svg_string(item)
+    assert "ScatterPlotItem" not in svg
+    assert hover.marker.isVisible()  # restored after the export
+
+
+def test_svg_grid_before_curves_and_legend(qtbot):
+    """A.4: in the SVG the grid (axis groups) comes before the curves and the legend."""
+    w = _make(qtbot, log_y=True)
+    x = np.linspace(1, 100, 40)
+    w.plot(x, x ** -2.0, pen=pg.mkPen("r", width=2), name="curve")
+    w.resize(600, 400)
+    w.show()
+    qtbot.waitExposed(w)
+    text = export.svg_string(w.getPlotItem())
+    root = ElementTree.fromstring(text)
+    ns = "{http://www.w3.org/2000/svg}"
+    order = [g.get("id", "") for g in root.iter(ns + "g") if g.get("id")]
+    axes = [i for i, name in enumerate(order) if "Axis" in name]
+    curve = next(i for i, name in enumerate(order) if name.startswith("PlotCurveItem"))
+    legend = next(i for i, name in enumerate(order) if name.startswith("LegendItem"))
+    assert axes and max(axes) < curve < legend
+
+
+def test_no_scale_factor_and_true_value_ticks(qtbot):
+    """A.1: a log axis spanning 10⁻¹¹⁷…10¹³ and a linear axis of 1e-30-sized values
+    show no "(x1e…)" factor; the log ticks read 10ⁿ."""
+    w = _make(qtbot, log_y=True)
+    k = np.arange(1.0, 200.0)
+    w.plot(k, 10.0 ** (13 - 130 * (k - 1) / 198), name="decay")
+    w.resize(600, 400)
+    w.show()
+    qtbot.waitExposed(w)
+    text = export.svg_string(w.getPlotItem())
+    texts = ["".join(t.itertext()) for t in ElementTree.fromstring(text).iter(
+        "{http://www.w3.org/2000/svg}text")]
+    assert not [t for t in texts if "(x" in t.replace(" ", "")]
+    assert any(t.startswith("10") and t[2:3] in "⁰¹²³⁴⁵⁶⁷⁸⁹⁻" for t in texts)
+    axis = w.getPlotItem().getAxis("left")
+    axis.enableAutoSIPrefix(True)  # refused: ntkviz axes never scale
+    assert not axis.autoSIPrefix
+
+
+def test_text_grows_with_the_export_width(qtbot):
+    """A.5: at 2400 px the legend and the axis text are as large relative to the image
+    as at 1200 px (layout at most 1200 logical px wide, then scaled)."""
+    w = _make(qtbot)
+    w.getPlotItem().legend.setLabelTextColor("#ff00ff")  # a colour nothing else has
+    x = np.linspace(0, 1, 20)
+    w.plot(x, x, pen=pg.mkPen("#0072B2", width=2), name="a legend entry")
+    w.resize(1000, 600)
+    w.show()
+    qtbot.waitExposed(w)
+    item = w.getPlotItem()
+
+
+    def legend_text_height(image):
+        px = _pixels(image)[..., :3].astype(int)  # BGR
+        rows = np.nonzero(((px[..., 2] > 180) & (px[..., 1] < 120) & (px[..., 0] > 180)).any(1))[0]
+        return rows.max() - rows.min() + 1
+
+    small = legend_text_height(export.render_image(item, 1200, 720))
+    large = legend_text_height(export.render_image(item, 2400, 1440))
+    assert small >= 6
+    assert large == pytest.approx(2 * small, rel=0.2)
