@@ -161,7 +161,7 @@ class QtSpectrumPanel(KernelChoicePanel):
                                "(κ1, NNGP), constants from the closed forms, not fitted")
         self.slope = QtWidgets.QCheckBox("local-slope view")
         self.slope.setToolTip("log(μ_{k+2}/μ_k) / log((k+2)/k) against k")
-        self.mu0 = Readout("μ_0", tooltip="k = 0 cannot be drawn on a log axis")
+        self.mu0 = Readout("μ₀", tooltip="k = 0 cannot be drawn on a log axis")
         self.mu0.setWordWrap(True)
         self.counts = Readout("", tooltip="exact zeros and points whose error estimate exceeds 1%")
         self.counts.setWordWrap(True)
@@ -193,6 +193,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         self.table.setModel(self.table_model)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setResizeContentsPrecision(200)
 
         self.right = QtWidgets.QTabWidget()
         self.right.addTab(plots, "Plots")
@@ -341,6 +342,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         """Fill the values table (lazily: only when it is shown)."""
         if self.response is not None and self._table_stale:
             self.table_model.set_table(*self.response.csv_table("spectrum"))
+            self.table.resizeColumnsToContents()  # from the first rows (precision below)
             self._table_stale = False
 
     def _on_tab(self, _index: int) -> None:
