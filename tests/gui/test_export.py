@@ -223,3 +223,37 @@ def test_text_grows_with_the_export_width(qtbot):
     large = legend_text_height(export.render_image(item, 2400, 1440))
     assert small >= 6
     assert large == pytest.approx(2 * small, rel=0.2)
+
+
+# ---------------------------------------------------------------- the CLI's export path
+def test_run_export_csv_needs_no_qt_and_bad_state_is_refused_first(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from ntkviz.cli._export import run_export\n"
+        f"out = run_export({str(tmp_path / 'k.csv')!r}, 'kernel', {{'depth': 4}}, 'curves')\n"
+        "try:\n"
+        f"    run_export({str(tmp_path / 'bad.png')!r}, 'kernel', {{'depth': 999}}, 'curves')\n"
+        "except ValueError as exc:\n"
+        "    assert 'depth' in str(exc), exc\n"
+        "else:\n"
+        "    raise SystemExit('not refused')\n"
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]\n"
+        "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    with open(tmp_path / "k.csv") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][0] == "u" and len(rows) > 10
+    assert not (tmp_path / "bad.png").exists()
+
+
+def test_run_export_png_is_the_panels_figure(qapp, tmp_path):
+    from ntkviz.cli._export import run_export
+
+    out = run_export(tmp_path / "k.png", "kernel", {"depth": 4}, None, 640)
+    image = QtGui.QImage(str(out))
+    assert image.width() == 640 and image.height() > 100
+    with pytest.raises(ValueError, match="one of"):
+        run_export(tmp_path / "k.jpg", "kernel", {}, None)
