@@ -18,5 +18,5 @@ DATA = Path(__file__).resolve().parent / "data"
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    """Folder of golden files copied from the public oracles (see tests/data/README.md)."""
+    """Folder of reference data files (see tests/data/README.md)."""
     return DATA

@@ -70,7 +70,7 @@ def start_up(repeats: int) -> list[Result]:
     return [
         Result("gui: start → window shown (warm numba cache)", med(warm, "shown"), 1.5,
                "fresh process, offscreen"),
-        Result("gui: start → first plot (warm numba cache)", med(warm, "plot"), 2.0),
+        Result("gui: start → first plot (warm numba cache)", med(warm, "plot"), 1.5),
         Result("gui: start → window shown (cold numba cache)", med(cold, "shown")),
         Result("gui: start → first plot (cold numba cache)", med(cold, "plot"), None,
                "includes numba compilation"),

@@ -19,7 +19,8 @@ from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
   are dropped;
 * runs ``heavy=True`` jobs (``parallel=True`` numba kernels, long jobs) on a
   one-thread pool, so at most one parallel kernel runs at a time
-  (``docs/stack.md`` §5.2), and everything else on a small light pool;
+  (numba allows one parallel region at a time), and everything else on a small
+  light pool;
 * runs generator jobs (:meth:`Dispatcher.submit_generator`), forwarding each
   item on ``yielded`` (progress or partial results) and stopping between
   items when cancelled or superseded;
@@ -27,7 +28,8 @@ from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
 * on :meth:`shutdown` cancels everything and waits for both pools.
 
 Each worker's signals live on a ``QObject`` created on the GUI thread and kept
-referenced until the worker has finished (``docs/stack.md`` §5.10); results
+referenced until the worker has finished (a signal object freed while its
+queued calls are pending crashes PySide6); results
 cross threads through queued connections, so every public signal is emitted on
 the GUI thread.
 
