@@ -74,9 +74,10 @@ def choice_state(args) -> dict:
 
 
 def export_model(args, key: str, state: dict) -> int:
-    """Validate ``state`` with panel ``key``'s model, then write ``args.out``: CSV from
-    the model's request, PNG/SVG drawn by the panel from the same model values."""
-    from ntkviz.cli._export import registry
+    """Validate ``state`` with panel ``key``'s model (a refusal names the option), then
+    write ``args.out`` through the one export path (:func:`ntkviz.cli._export.run_export`):
+    CSV from the model's request, PNG/SVG drawn by the panel from the same values."""
+    from ntkviz.cli._export import registry, run_export
 
     model_cls = registry().model_class(key)
     try:
@@ -87,21 +88,7 @@ def export_model(args, key: str, state: dict) -> int:
         option = OPTIONS.get(field)
         raise CliError(f"{option}: {message}" if option else message) from None
     out = output_path(args.out, SUFFIXES)
-    session = model_cls(params).to_session()
-    try:
-        from ntkviz.cli._export import run_export
-    except ImportError:  # an older export module: the same steps, here
-        run_export = None
-    if run_export is not None:
-        run_export(out, key, session, args.view, args.width)
-    elif out.suffix.lower() == ".csv":
-        from ntkviz.cli._common import write_csv
-
-        write_csv(out, *model_cls.build_request(params)().csv_table(args.view))
-    else:
-        from ntkviz.gui.headless import render_panel
-
-        render_panel(registry().panel_class(key), session, args.view, out, args.width)
+    run_export(out, key, model_cls(params).to_session(), args.view, args.width)
     print(out)
     return 0
 
