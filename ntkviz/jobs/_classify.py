@@ -43,7 +43,7 @@ class ClassifyResponse:
         """``{kernel: (x, accuracy)}`` of ``view`` (see :data:`CLASSIFY_VIEWS`)."""
         return view_series(self.result.rows, view, self.train_sizes, self.amplitudes, self.kernels)
 
-    def csv_table(self, view: str) -> tuple[list[str], list[list]]:
+    def csv_table(self, view: str = "train_size") -> tuple[list[str], list[list]]:
         """Exactly the points of ``view``: ``kernel,train_size,deformation,amplitude,accuracy``."""
         return view_table(self.result.rows, view, self.train_sizes, self.amplitudes)
 

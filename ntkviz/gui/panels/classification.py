@@ -24,7 +24,7 @@ __all__ = ["QtClassificationPanel"]
 #: kernel -> (legend name, colour index), as in the stability view
 STYLE = {"ckn": ("CKN", 0), "ntk": ("NTK", 1), "pixels": ("pixels", 2)}
 #: headroom above accuracy 1 where the legend sits (never over data)
-Y_TOP = 1.45
+Y_TOP = 1.3
 
 
 def _numbers(text: str, kind):
@@ -263,6 +263,11 @@ class QtClassificationPanel(QtPanel):
         self.partial = response
         for view, plot in self.plots.items():
             series = response.series(view)
+            shown = [k for k in KERNELS if k in response.kernels]
+            if [label.text for _, label in plot.legend.items] != [STYLE[k][0] for k in shown]:
+                plot.legend.clear()  # the legend lists only the kernels computed
+                for k in shown:
+                    plot.legend.addItem(self.curves[(view, k)], STYLE[k][0])
             for k in KERNELS:
                 xs, ys = series.get(k, ([], []))
                 self.curves[(view, k)].setData(xs, ys)

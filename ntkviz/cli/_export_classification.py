@@ -1,0 +1,68 @@
+"""``ntkviz export classification [options] --out FILE.{png,svg,csv} [--view V] [--width PX]``.
+
+The options fill the classification panel's model
+(:class:`ntkviz.models.classification.ClassificationModel`), which validates every
+value before anything is computed. CSV comes straight from the job
+(:class:`ntkviz.jobs.ClassifyRequest`): the rows plotted in the view; PNG/SVG draw
+the panel offscreen. Gram matrices are cached like the app's (``--no-cache`` keeps
+nothing on disk).
+"""
+from __future__ import annotations
+
+from ntkviz import limits
+from ntkviz.cli import CliError
+
+SUFFIXES = (".png", ".svg", ".csv")
+VIEWS = ("train_size", "deformation")
+
+
+def _list(kind):
+    def parse(text: str):
+        try:
+            return [kind(t) for t in text.split(",") if t.strip()]
+        except ValueError:
+            import argparse
+
+            raise argparse.ArgumentTypeError(f"expected comma-separated values, got {text!r}") from None
+    return parse
+
+
+def register(sub) -> None:
+    p = sub.add_parser("classification", help="classification accuracy of CKN, NTK, pixels (bundled digits)",
+                       description="Kernel ridge classification of the bundled digits (the app's "
+                                   "Classification panel): accuracy vs training size or vs deformation.")
+    p.add_argument("--architecture", default="M1", choices=limits.ARCH_PRESETS)
+    p.add_argument("--kernels", type=_list(str), default=None, help="subset of ckn,ntk,pixels (default all)")
+    p.add_argument("--train-sizes", type=_list(int), default=None, help="training sizes (default 25,50,100)")
+    p.add_argument("--test-size", type=int, default=None, help="test digits, 10..500 (default 100)")
+    p.add_argument("--ridge", default="auto", help="relative ridge or auto (cross-validation; default)")
+    p.add_argument("--family", default=None, help="deformation family or none (default rotation)")
+    p.add_argument("--amplitudes", type=_list(float), default=None, help="amplitudes (default 0,10,20)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--no-cache", action="store_true", help="do not keep the Gram matrices on disk")
+    p.add_argument("--view", default="train_size", choices=VIEWS)
+    p.add_argument("--width", type=int, default=None, help="PNG width in pixels")
+    p.add_argument("--out", required=True, metavar="FILE", help="output .png, .svg or .csv")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ntkviz.cli._export import run_export
+
+    if Path(args.out).suffix.lower() not in SUFFIXES:
+        raise CliError(f"--out must end in one of {', '.join(SUFFIXES)}, got {Path(args.out).name!r}")
+    state = {"architecture": args.architecture, "use_cache": not args.no_cache}
+    for key, value in (("kernels", args.kernels), ("train_sizes", args.train_sizes),
+                       ("test_size", args.test_size), ("family", args.family),
+                       ("amplitudes", args.amplitudes), ("seed", args.seed)):
+        if value is not None:
+            state[key] = value
+    if args.ridge != "auto":
+        try:
+            state["ridge"] = float(args.ridge)
+        except ValueError:
+            raise CliError(f"--ridge must be a number or auto, got {args.ridge!r}") from None
+    run_export(args.out, "classification", state, args.view, args.width)
+    return 0
