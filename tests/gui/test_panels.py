@@ -126,6 +126,18 @@ def test_derivative_and_near_one_views(qtbot, kernel_panel):
     assert any("Hölder" in name for name in near) and any("Lipschitz" in name for name in near)
 
 
+def test_infinite_kernel_at_one_is_said_not_hidden(qtbot, kernel_panel):
+    """The deep step-activation NTK is infinite at u = 1: its near-one gap is inf, so
+    the curve cannot be drawn on log axes; the legend says so."""
+    set_params(qtbot, kernel_panel, kernels=("ntk",), activation="step", depth=50)
+    c = kernel_panel.response.curves[0]
+    assert c.value_at_one == np.inf
+    near = curves(kernel_panel.plot_near)
+    name = f"{c.label}: not drawn (κ(1) = inf)"
+    assert name in near and len(near[name].xData) == 0
+    assert "inf" in kernel_panel.at_one.text()
+
+
 def test_near_one_toggle_redraws_without_computing(qtbot, kernel_panel):
     before = kernel_panel.dispatcher.latest_id("kernel")
     kernel_panel.near_one.setChecked(False)

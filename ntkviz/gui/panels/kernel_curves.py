@@ -201,10 +201,13 @@ class QtKernelCurvesPanel(KernelChoicePanel):
 
     def _draw_near_one(self, r) -> None:
         n = r.near_one
-        labels = tuple(c.label for c in r.curves) + tuple(g[0] for g in n.guides)
+        # a log axis shows positive finite values only (gap = 0 where κ is flat, inf
+        # when κ(1) is infinite, e.g. the deep step-activation NTK): say what is missing
+        oks = [np.isfinite(gap) & (gap > 0) for gap in n.gap]
+        labels = tuple(c.label if ok.any() else f"{c.label}: not drawn (κ(1) = {c.value_at_one:g})"
+                       for c, ok in zip(r.curves, oks)) + tuple(g[0] for g in n.guides)
         items = self._sync("near_one", self.plot_near, labels)
-        for i, gap in enumerate(n.gap):
-            ok = gap > 0  # a log axis shows positive values only (gap = 0 where κ is flat)
+        for i, (gap, ok) in enumerate(zip(n.gap, oks)):
             items[i].setData(n.eps[ok], gap[ok], pen=pen(i))
         for j, g in enumerate(n.guides):
             items[len(n.gap) + j].setData(n.eps, g[3], pen=pen("#555555", 1.5, dash(j)))
