@@ -64,3 +64,18 @@ def test_labels_missing_or_wrong_length(data, tmp_path, capsys):
         assert main(["classify", "--train", str(train), "--test", str(test), "--model", "M1",
                      "--out", str(tmp_path / "r.csv")]) == 2
         assert match in capsys.readouterr().err
+
+
+def test_export_classification_csv_is_the_jobs_table(tmp_path, monkeypatch):
+    from ntkviz.jobs import ClassifyRequest
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    out = tmp_path / "acc.csv"
+    assert main(["export", "classification", "--kernels", "pixels", "--train-sizes", "20,60",
+                 "--test-size", "50", "--amplitudes", "0,30", "--view", "deformation", "--out", str(out)]) == 0
+    want = ClassifyRequest(kernels=("pixels",), train_sizes=(20, 60), test_size=50,
+                           amplitudes=(0.0, 30.0))().csv_table("deformation")
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == want[0]
+    assert [[r[0], int(r[1]), r[2], float(r[3]), float(r[4])] for r in rows[1:]] == want[1]
+    assert main(["export", "classification", "--train-sizes", "1", "--out", str(out)]) == 2
