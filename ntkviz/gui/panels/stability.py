@@ -351,7 +351,11 @@ class QtStabilityPanel(QtPanel):
                 self.guides[slope].setData([], [])
                 continue
             a0, d0 = amps[ok[0]], mean[ok[0]]
-            xs = np.array([amps.min(), amps.max()])
+            # end where the guide leaves the data's range (it must not set the y axis)
+            top = 2.0 * max(float(np.nanmax(np.asarray(getattr(r, f"{k}_mean"), dtype=float)))
+                            for k, _, _ in MAPS if np.any(np.isfinite(getattr(r, f"{k}_mean"))))
+            end = min(amps.max(), a0 * (top / d0) ** (1.0 / slope)) if d0 > 0 else amps.max()
+            xs = np.array([amps.min(), max(end, amps.min())])
             self.guides[slope].setData(xs, d0 * (xs / a0) ** slope)
 
     def _rename(self, item, name: str) -> None:

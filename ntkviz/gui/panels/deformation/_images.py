@@ -181,20 +181,19 @@ class ImageViews(QtWidgets.QWidget):
 
 class ContextPlot:
     """Bars: relative distance of the deformation and of other digits, per feature map;
-    the legend in its own column at the right (it covers no bar)."""
+    the legend in its own row below the plot (it covers no bar)."""
 
     def __init__(self, layout: pg.GraphicsLayout, categories):
         self.layout = layout
         self.plot = plot = layout.addPlot(row=0, col=0)
-        plot.setTitle("Context: relative distance from x to its deformation and to other "
-                      "bundled digits")
+        plot.setTitle("Distance from x to L<sub>τ</sub>x and to other digits")
         plot.setLabel("left", "relative distance")
         plot.getAxis("left").enableAutoSIPrefix(False)
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
         plot.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(CONTEXT_MAPS)]])
-        self.legend = style_legend(pg.LegendItem(labelTextSize="8pt", colCount=1))
+        self.legend = style_legend(pg.LegendItem(labelTextSize="8pt", colCount=3))
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -208,8 +207,7 @@ class ContextPlot:
             plot.addItem(bar)
             self.legend.addItem(bar, CONTEXT_LABELS[cat])
             self.bars[cat] = bar
-        layout.addItem(self.legend, row=0, col=1)
-        layout.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        layout.addItem(self.legend, row=1, col=0)
         self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
                                   QtWidgets.QSizePolicy.Policy.Maximum)
         plot.setXRange(-0.5, len(CONTEXT_MAPS) - 0.5, padding=0.02)
@@ -229,5 +227,4 @@ class ContextPlot:
             heights = np.where(np.isinf(heights), 1.05 * top, heights)
             bar.setOpts(height=np.nan_to_num(heights, nan=0.0))
         self.note.setText("∞: distances from an all-zero digit" if infinite else "")
-        self.plot.setTitle("Context: relative distance from x to L<sub>τ</sub>x and to other "
-                           f"digits ({state})")
+        self.plot.setTitle(f"Distance from x to L<sub>τ</sub>x and to other digits ({state})")

@@ -67,6 +67,11 @@ class QtDeformationPanel(QtPanel):
         self._context = None
         self._context_for = None
         self._context_stopped = False  # the context job was cancelled or failed
+        #: start() computes the context distances inside the first job, so the first drawn
+        #: result is complete (headless export, gallery): on by default offscreen only, where
+        #: nobody waits for the images
+        self.complete_on_start = QtWidgets.QApplication.platformName() == "offscreen"
+        self._with_context = False
         self._build()
         self.sync_widgets(frozenset())
         dispatcher.returned.connect(self._on_context_returned)
@@ -120,11 +125,11 @@ class QtDeformationPanel(QtPanel):
             ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
             ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
              "(central finite differences): how much the deformation stretches."),
-            ("pixel", "pixels ‖L_τx − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
+            ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
              "translations; the baseline the kernels improve on."),
-            ("ckn", "CKN ‖Φ(L_τx) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
+            ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
              "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
-            ("ntk", "NTK ‖Φ(L_τx) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
+            ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
              "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
              f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
             ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
@@ -185,6 +190,25 @@ class QtDeformationPanel(QtPanel):
         self.deformation_controls.sync(params)
         self.architecture_editor.sync(params)
 
+    def start(self) -> int:
+        self._with_context = self.complete_on_start
+        try:
+            return super().start()
+        finally:
+            self._with_context = False
+
+    def build_request(self):
+        job = self.model.request()
+        if not self._with_context:
+            return job
+        context = self._context_request()
+
+        def with_context():
+            context()  # fills the jobs layer's cache; apply_response then draws it
+            return job()
+
+        return with_context
+
     def refresh(self, *, immediate: bool = False) -> int:
         """Recompute the deformation; start the context job the first time a (digit,
         architecture) is shown."""
@@ -195,6 +219,18 @@ class QtDeformationPanel(QtPanel):
 
     # ------------------------------------------------------------ responses
     def apply_response(self, resp) -> None:
+        if self._context is None:  # computed meanwhile (start() or another panel): draw it now
+            try:
+                request = self._context_request()
+            except ValueError:
+                request = None
+            hit = request.cached() if request is not None else None
+            if hit is not None and self._context_for == request.cache_key:
+                self._context = hit
+                self._context_stopped = False
+                self.dispatcher.cancel(self.context_key)
+                self.context_progress.setVisible(False)
+                self.context_computed.emit()
         self.views.draw(resp)
         r = self.readouts
         r["tau_sup"].setValue(resp.tau_sup)
@@ -278,10 +314,10 @@ class QtDeformationPanel(QtPanel):
         return context_table(self.response, self._context)
 
     def _draw_context(self) -> None:
-        label = "class unknown: 'other' = any bundled digit" if self.model.params.is_user_image \
-            else f"{self.context_per_class} bundled digits per class"
+        label = "class unknown: 'other' = any digit" if self.model.params.is_user_image \
+            else f"{self.context_per_class} per class"
         state = label if self._context is not None else \
-            "stopped: recomputed at the next change" if self._context_stopped else "computing…"
+            "stopped: redone at the next change" if self._context_stopped else "computing…"
         self.context.draw(self.context_values(), state)
 
     # ------------------------------------------------------------ export
