@@ -238,6 +238,37 @@ class DecadeLogAxis(pg.AxisItem):
         """Refused: an ntkviz axis never shows a scale factor (ticks are true values)."""
         super().enableAutoSIPrefix(False)
 
+    def boundingRect(self):  # noqa: N802 - Qt API
+        """As pyqtgraph's, but with a grid the tick labels keep their allowance to
+        extend past the axis ends (pyqtgraph drops it, and so the label of a tick
+        near the top, e.g. 10⁰)."""
+        rect = super().boundingRect()
+        if self.grid is not False and self.linkedView() is not None:
+            grid, self.grid = self.grid, False
+            try:
+                rect = rect | super().boundingRect()
+            finally:
+                self.grid = grid
+        return rect
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph API
+        """As pyqtgraph's, but a log axis's labelled (major) ticks are at most as far
+        apart as leaves three of them in view (e.g. every 2 decades, not every 5)."""
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if not self.logMode or not levels or self._tickLevels is not None:
+            return levels
+        major = levels[0][0]
+
+        def count(step):
+            return math.floor(maxVal / step + 1e-9) - math.ceil(minVal / step - 1e-9) + 1
+
+        if major > 1 and count(major) < 3:
+            for step in (10, 5, 2, 1):
+                if step < major and count(step) >= 3:
+                    levels = [(float(step), 0.0)] + [lv for lv in levels[1:] if lv[0] < step]
+                    break
+        return levels
+
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
         if self.logMode:
             return self.logTickStrings(values, scale, spacing)
