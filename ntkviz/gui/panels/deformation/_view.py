@@ -140,8 +140,9 @@ class QtDeformationPanel(QtPanel):
         for i, (key, name, units, tip) in enumerate(specs):
             r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
             r.setFont(font)
+            plain = name.replace("<sub>", "").replace("</sub>", "")
             r.setMinimumWidth(r.fontMetrics().horizontalAdvance(
-                f"{name} = below numerical resolution (< 1e-04)"))
+                f"{plain} = below numerical resolution (< 1e-04)"))
             self.readouts[key] = r
             g.addWidget(r, i % 3, i // 3)
         return box
