@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -179,10 +178,13 @@ def test_local_slopes_of_power_law_with_parity_zeros():
 
 def test_unresolved_classification():
     req = SpectrumRequest(specs=(NTK2,), dim=3, kmax=4)
-    fake = SimpleNamespace(k=np.arange(5.0), multiplicity=np.ones(5),
-                           mu=np.array([1.0, 1e-3, 0.0, -1e-17, 1e-8]),
-                           error_estimate=np.array([1e-16, 1e-6, 0.0, 1e-16, 1e-16]),
-                           exact_zero=np.array([False, False, True, False, False]), method="x")
+    from ntkviz.core.mercer import Spectrum
+
+    fake = Spectrum(k=np.arange(5), multiplicity=np.ones(5),
+                    mu=np.array([1.0, 1e-3, 0.0, -1e-17, 1e-8]),
+                    error_estimate=np.array([1e-16, 1e-6, 0.0, 1e-16, 1e-16]),
+                    exact_zero=np.array([False, False, True, False, False]), dim=3, spec=NTK2,
+                    method="x")
     s = req._series(fake, NTK2)
     assert list(s.zero) == [False, False, True, False, False]
     assert list(s.unresolved) == [False, False, False, True, False]  # μ ≤ 0, not exact
@@ -194,8 +196,11 @@ def test_unresolved_classification():
 def test_spectrum_csv():
     r = SpectrumRequest(specs=(NTK2, K1), dim=5, kmax=10)()
     header, rows = r.csv_table("spectrum")
-    assert header == ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status"]
+    assert header == ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
+                      "log10_mu", "trustworthy"]
     assert len(rows) == 22
+    assert [row[3] for row in rows[:11]] == [1, 5] + [
+        (2 * k + 3) * math.comb(k + 2, 3) // k for k in range(2, 11)]  # N(5, k), exact ints
     assert [row[4] for row in rows[:11]] == list(r.series[0].mu)
     assert {row[7] for row in rows} <= {"shown", "zero", "unresolved"}
     header, rows = r.csv_table("slope")
@@ -209,3 +214,28 @@ def test_spectrum_csv():
 def test_spectrum_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SpectrumRequest(specs=(NTK2,), **kwargs)
+
+
+def test_spectrum_log_space_at_p_1000():
+    """13.1/13.10: at p = 1000 the eigenvalues and N(p, k) leave the float64 range; the plotted
+    log10 values stay finite and exact (N(p, k) vs exact integers, μ_k vs mpmath's Gamma)."""
+    import mpmath
+
+    r = SpectrumRequest(specs=(K1,), dim=1000, kmax=2000, weighted=True)()
+    s = r.series[0]
+    assert np.all(np.isfinite(s.log10_multiplicity))
+    for k in (308, 1000, 2000):
+        assert s.log10_multiplicity[k] == pytest.approx(
+            float(mpmath.log10((2 * k + 998) * mpmath.binomial(k + 997, 998) / k)), rel=1e-14)
+    even = np.arange(2, 2001, 2)
+    assert np.all(s.shown[even]) and not np.any(s.shown[np.arange(3, 2001, 2)])
+    mpmath.mp.dps = 30
+    p = 1000
+    for k in (400, 2000):  # κ1: p Γ(p/2)² Γ((k-1)/2)² / (8π² Γ((k+p+1)/2)²)
+        exact = mpmath.log10(p * mpmath.gamma(p / 2) ** 2 * mpmath.gamma(mpmath.mpf(k - 1) / 2) ** 2
+                             / (8 * mpmath.pi ** 2 * mpmath.gamma(mpmath.mpf(k + p + 1) / 2) ** 2))
+        assert abs(s.log10_mu[k] - float(exact)) < 1e-6 / math.log(10)  # ≤ 1e-6 relative in μ
+        assert s.log10_y[k] == pytest.approx(s.log10_mu[k] + s.log10_multiplicity[k], abs=1e-12)
+    header, rows = r.csv_table("spectrum")
+    assert all(np.isfinite(row[8]) or row[7] == "zero" for row in rows)
+    assert rows[1000][3] == (2 * 1000 + 998) * math.comb(1000 + 997, 998) // 1000  # exact int

@@ -26,7 +26,8 @@ Funk–Hecke integral with the uniform probability measure on ``S^{p-1}``,
 
 All of them are evaluated with ``lgamma`` in log space and a separate sign, so
 ``p`` up to 1000 and ``k`` up to a few thousand neither overflow nor lose
-digits (values below ~1e-308 underflow to 0).
+digits; sums can be returned scaled by ``exp(logscale[k])`` so that values far
+below the float64 range (1e-308) keep their digits.
 """
 from __future__ import annotations
 
@@ -123,7 +124,7 @@ def arcsin_series(x: np.ndarray):
 def relu_duals(x: np.ndarray):
     """Series of ``κ0(x(t))`` and ``κ1(x(t))`` for a series ``x(t)`` with ``x(0) ∈ [-1, 1]``.
 
-    κ0(x) = (π - arccos x)/π, κ1(x) = (√(1 - x²) + x (π - arccos x))/π (spec §1.1).
+    κ0(x) = (π - arccos x)/π, κ1(x) = (√(1 - x²) + x (π - arccos x))/π.
 
     * ``|x(0)| < 1`` (analytic point): ``κ0' = 1/(π√(1 - x²))``, ``κ1' = κ0`` integrated
       along ``t`` (chain rule); cancellation-free when ``x(0) >= 0`` and ``x`` has
@@ -283,7 +284,7 @@ def hermite_tables(sigma, c_sigma: float, depth: int, bias: float):
 
 def dual_recursion(u_series: np.ndarray, depth: int, bias: float, activation: str,
                    hermite=None):
-    """Deep recursion of contracts §A on series: returns ``(NNGP_L, NTK_L)`` as series.
+    """Deep NNGP/NTK recursion (NTK parameterisation, ReLU factor 2) on series: returns ``(NNGP_L, NTK_L)`` as series.
 
     ``u_series`` is the cosine ``u`` as a series in the working variable.
     Σ_0 = u + β, q_0 = 1 + β, Θ_0 = Σ_0; Σ_l = k̂(Σ_{l-1}; q_{l-1}) + β,
@@ -370,19 +371,39 @@ def taylor_one_minus_power(alpha: float, n: int) -> np.ndarray:
     return np.concatenate(([1.0], np.cumprod((m - 1.0 - alpha) / m)))
 
 
-def moment_sums_rows(rows, kmax, p, out, absout):
+def moment_sums_rows(rows, kmax, p, out, absout, logscale=None):
     """out[i, k] = Σ_{n ≡ k (2), k <= n < N} rows[i, n] T(n, k); absout the same with |rows|.
 
     T is built by the exact ratio recurrence in n (step 2) from log T(k, k), which is
     cheaper than lgamma per term and as accurate; a running exponent keeps the
     partial sums inside the float64 range for any p <= 1000, k <= a few thousand.
+
+    With ``logscale`` (an array of ``kmax + 1``) the sums are returned *scaled*: the
+    value is ``out[i, k] · exp(logscale[k])`` (log space: nothing underflows however
+    small ``T(n, k)`` is); without it they are multiplied out (values below ~1e-308
+    underflow).
     """
+    scale = np.zeros(kmax + 1)
     _moment_sums(np.ascontiguousarray(np.asarray(rows, dtype=np.float64).T), kmax, float(p),
-                 out, absout)
+                 out, absout, scale)
+    if logscale is not None:
+        logscale[:] = scale
+        return
+    out[:] = times_exp(out, scale)
+    absout[:] = times_exp(absout, scale)
+
+
+def times_exp(x, log_factor):
+    """``x · exp(log_factor)`` (broadcast on the last axis) without overflow in between:
+    ``sign(x) exp(log|x| + log_factor)``; exact zeros stay 0."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        out = np.sign(x) * np.exp(np.log(np.abs(x)) + log_factor)
+    return np.where(x == 0.0, 0.0, out)
 
 
 @njit(nogil=True, cache=True)
-def _moment_sums(cols, kmax, p, out, absout):
+def _moment_sums(cols, kmax, p, out, absout, logscale):
     nmax = cols.shape[0]
     nrows = cols.shape[1]
     big = 1e200
@@ -395,6 +416,7 @@ def _moment_sums(cols, kmax, p, out, absout):
             absout[i, k] = 0.0
             s[i] = 0.0
             sa[i] = 0.0
+        logscale[k] = 0.0
         if k >= nmax:
             continue
         scale = log_monomial_moment(k, k, p)  # values are t * exp(scale)
@@ -418,26 +440,44 @@ def _moment_sums(cols, kmax, p, out, absout):
             n += 2
             j += 1
         for i in range(nrows):
-            if s[i] != 0.0:
-                out[i, k] = math.copysign(math.exp(math.log(abs(s[i])) + scale), s[i])
-            if sa[i] != 0.0:
-                absout[i, k] = math.exp(math.log(sa[i]) + scale)
+            out[i, k] = s[i]
+            absout[i, k] = sa[i]
+        logscale[k] = scale
+
+
+@njit(nogil=True, cache=True)
+def _monomial_grows(n, k, p):
+    """T(n + 2, k) > T(n, k) (ratio of the recurrence in ``_moment_sums``)."""
+    j = (n - k) // 2
+    return ((n + 1.0) * (n + 2.0) * (j + 0.5)
+            > (n - k + 1.0) * (n - k + 2.0) * (j + k + 0.5 * p))
 
 
 @njit(nogil=True, cache=True)
 def max_monomial_moments(nmin, kmax, p, out):
-    """out[k] = max_{n >= max(nmin, k), n ≡ k (2)} T(n, k) (T is unimodal in n)."""
+    """out[k] = max_{n >= max(nmin, k), n ≡ k (2)} log T(n, k).
+
+    T(n, k) is unimodal in n (its ratio T(n+2, k)/T(n, k) decreases through 1), so the
+    peak is found by doubling then bisection on that ratio: O(log n) per k (the peak
+    sits near n ~ k² at p = 2, far too far for a linear climb).
+    """
     for k in range(kmax + 1):
-        n = max(nmin, k)
-        if (n - k) % 2 == 1:
-            n += 1
-        best = log_monomial_moment(n, k, p)
-        prev = best
-        while True:  # climb while T grows (step 2), then stop
-            n += 2
-            cur = log_monomial_moment(n, k, p)
-            if cur <= prev:
-                break
-            best = cur
-            prev = cur
-        out[k] = math.exp(best) if best < 709.0 else np.inf
+        lo = max(nmin, k)
+        if (lo - k) % 2 == 1:
+            lo += 1
+        if not _monomial_grows(lo, k, p):
+            out[k] = log_monomial_moment(lo, k, p)
+            continue
+        step = 2
+        hi = lo + step
+        while _monomial_grows(hi, k, p):  # invariant: grows at lo, not at hi (after loop)
+            lo = hi
+            step *= 2
+            hi = lo + step
+        while hi - lo > 2:
+            mid = lo + ((hi - lo) // 4) * 2
+            if _monomial_grows(mid, k, p):
+                lo = mid
+            else:
+                hi = mid
+        out[k] = log_monomial_moment(hi, k, p)

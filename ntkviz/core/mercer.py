@@ -65,6 +65,8 @@ from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
 
 __all__ = [
     "multiplicity",
+    "log10_multiplicity",
+    "exact_multiplicities",
     "Spectrum",
     "mercer_spectrum",
     "decay_guides",
@@ -119,15 +121,31 @@ def multiplicity(p: int, k) -> np.ndarray:
     return table[flat].reshape(karr.shape)
 
 
-def _multiplicity_table(p: int, kmax: int) -> np.ndarray:
-    """N(p, k) for k = 0..kmax by exact integer recurrence, C(k+p-3, p-2) built up in k."""
-    out = np.empty(kmax + 1)
-    out[0] = 1.0
+def exact_multiplicities(p: int, kmax: int) -> list[int]:
+    """``[N(p, 0), ..., N(p, kmax)]`` as exact Python integers (recurrence on
+    ``C(k + p - 3, p - 2)``)."""
+    out = [1]
     binom = 1  # C(k + p - 3, p - 2) at k = 1
     for k in range(1, kmax + 1):
         if k > 1:
             binom = binom * (k + p - 3) // (k - 1)
-        value = (2 * k + p - 2) * binom // k
+        out.append((2 * k + p - 2) * binom // k)
+    return out
+
+
+def log10_multiplicity(p: int, k) -> np.ndarray:
+    """``log10 N(p, k)`` (float64, correctly rounded logs of the exact integers)."""
+    p = check_int("dim", p, 2, MAX_DIM)
+    karr = np.asarray(k, dtype=np.int64)
+    exact = exact_multiplicities(p, int(karr.max()) if karr.size else 0)
+    table = np.array([math.log10(n) for n in exact])
+    return table[karr.ravel()].reshape(karr.shape)
+
+
+def _multiplicity_table(p: int, kmax: int) -> np.ndarray:
+    """N(p, k) for k = 0..kmax as float64 (``inf`` beyond the float64 range)."""
+    out = np.empty(kmax + 1)
+    for k, value in enumerate(exact_multiplicities(p, kmax)):
         try:
             out[k] = float(value)
         except OverflowError:
@@ -142,9 +160,15 @@ class Spectrum:
     """Mercer eigenvalues of one kernel on ``S^{dim-1}`` for ``k = 0..kmax``.
 
     ``mu[k]`` is the eigenvalue (uniform probability measure) of each of the
-    ``multiplicity[k] = N(dim, k)`` degree-``k`` harmonics; ``error_estimate[k]`` an
-    estimated absolute error of ``mu[k]``; ``exact_zero[k]`` marks eigenvalues that are 0
-    by parity (``mu`` is exactly 0.0 there). ``method`` names the route (module docstring).
+    ``multiplicity[k] = N(dim, k)`` degree-``k`` harmonics, as a float64 (it underflows to
+    a subnormal or 0 below ~1e-308); ``log10_mu[k]`` is its base-10 logarithm, computed in
+    log space, so it keeps its digits however small μ_k is (``-inf`` at exact zeros and
+    where μ_k is below the resolution). ``error_estimate[k]`` is an estimated absolute
+    error of ``mu[k]`` and ``relative_error[k]`` the same relative to μ_k (computed in log
+    space: finite wherever μ_k > 0 was resolved); ``exact_zero[k]`` marks eigenvalues that
+    are 0 by parity (``mu`` is exactly 0.0 there). A ``mu`` of 0.0 that is not an exact zero
+    means "below the resolution": ``0 <= μ_k <= error_estimate[k]``, never trustworthy.
+    ``method`` names the route (module docstring).
     """
 
     k: np.ndarray
@@ -155,18 +179,44 @@ class Spectrum:
     dim: int
     spec: KernelSpec
     method: str
+    log10_mu: np.ndarray | None = None
+    relative_error: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.log10_mu is None:  # built from plain float64 values
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mu = np.asarray(self.mu, dtype=np.float64)
+                object.__setattr__(self, "log10_mu", np.where(mu > 0.0, np.log10(np.abs(mu)),
+                                                              -np.inf))
+                rel = np.where(mu > 0.0, self.error_estimate / np.abs(mu), np.inf)
+                object.__setattr__(self, "relative_error", np.where(self.exact_zero, 0.0, rel))
+
+    @property
+    def log10_trustworthy(self) -> np.ndarray:
+        """Degrees whose ``log10_mu`` is vouched for: estimated relative error of μ_k at
+        most 1e-6, however small μ_k is (exact zeros included)."""
+        return self.exact_zero | (self.relative_error <= 1e-6)
 
     @property
     def trustworthy(self) -> np.ndarray:
-        """Points whose estimated relative error is below 1e-6 (exact zeros included)."""
-        return self.exact_zero | (self.error_estimate <= 1e-6 * np.abs(self.mu))
+        """Degrees whose float64 ``mu`` (and ``log10_mu``) is vouched for: estimated relative
+        error at most 1e-6 and ``mu`` a normal float64 (not underflowed), or an exact zero."""
+        normal = np.abs(self.mu) >= np.finfo(np.float64).tiny
+        return self.exact_zero | ((self.relative_error <= 1e-6) & normal)
+
+    @property
+    def log10_multiplicity(self) -> np.ndarray:
+        """``log10 N(dim, k)`` from exact integers (finite at p = 1000, k = 2000)."""
+        return log10_multiplicity(self.dim, self.k)
 
     def rows(self):
-        """CSV rows ``k, multiplicity, mu, error_estimate`` (multiplicity as int below 2^53)."""
+        """CSV rows ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy``
+        (multiplicity as an exact int)."""
+        exact = exact_multiplicities(self.dim, int(self.k.max()) if self.k.size else 0)
+        trust = self.trustworthy
         for i in range(self.k.shape[0]):
-            n = float(self.multiplicity[i])
-            yield (int(self.k[i]), int(n) if n < 2.0 ** 53 else n, float(self.mu[i]),
-                   float(self.error_estimate[i]))
+            yield (int(self.k[i]), exact[int(self.k[i])], float(self.mu[i]),
+                   float(self.error_estimate[i]), float(self.log10_mu[i]), bool(trust[i]))
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -180,57 +230,57 @@ def asymptotic_constant(p: int) -> float:
 
 
 def _arccos0_closed(p: int, kmax: int):
-    """μ_{0,k}: 1/2, Γ(p/2)²Γ(k/2)²/(2π²Γ((k+p)/2)²) for odd k, 0 for even k >= 2."""
+    """log μ_{0,k}: 1/2, Γ(p/2)²Γ(k/2)²/(2π²Γ((k+p)/2)²) for odd k, 0 for even k >= 2."""
     k = np.arange(kmax + 1)
-    mu = np.zeros(kmax + 1)
+    log_mu = np.full(kmax + 1, -np.inf)
     lg_size = np.zeros(kmax + 1)
-    mu[0] = 0.5
+    log_mu[0] = math.log(0.5)
     odd = k[1::2].astype(np.float64)
-    terms = (2.0 * math.lgamma(0.5 * p) + 2.0 * _lgamma(0.5 * odd)
-             - math.log(2.0 * math.pi ** 2) - 2.0 * _lgamma(0.5 * (odd + p)))
-    mu[1::2] = np.exp(terms)
+    log_mu[1::2] = (2.0 * math.lgamma(0.5 * p) + 2.0 * _lgamma(0.5 * odd)
+                    - math.log(2.0 * math.pi ** 2) - 2.0 * _lgamma(0.5 * (odd + p)))
     lg_size[1::2] = 2.0 * (abs(math.lgamma(0.5 * p)) + np.abs(_lgamma(0.5 * odd))
                            + np.abs(_lgamma(0.5 * (odd + p)))) + 2.0
     zero = (k >= 2) & (k % 2 == 0)
-    return mu, lg_size, zero
+    return log_mu, lg_size, zero
 
 
 def _arccos1_closed(p: int, kmax: int):
-    """μ_{1,k}: 2p(Γ(p/2)/(2√πΓ((p+1)/2)))², 1/(2p), then
+    """log μ_{1,k}: 2p(Γ(p/2)/(2√πΓ((p+1)/2)))², 1/(2p), then
     pΓ(p/2)²Γ((k-1)/2)²/(8π²Γ((k+p+1)/2)²) for even k, 0 for odd k >= 3."""
     k = np.arange(kmax + 1)
-    mu = np.zeros(kmax + 1)
+    log_mu = np.full(kmax + 1, -np.inf)
     lg_size = np.zeros(kmax + 1)
     lg0 = math.lgamma(0.5 * p) - math.log(2.0 * math.sqrt(math.pi)) - math.lgamma(0.5 * (p + 1))
-    mu[0] = 2.0 * p * math.exp(2.0 * lg0)
+    log_mu[0] = math.log(2.0 * p) + 2.0 * lg0
     lg_size[0] = 2.0 * (abs(math.lgamma(0.5 * p)) + abs(math.lgamma(0.5 * (p + 1)))) + 2.0
     if kmax >= 1:
-        mu[1] = 1.0 / (2.0 * p)
+        log_mu[1] = -math.log(2.0 * p)
         lg_size[1] = 1.0
     even = k[2::2].astype(np.float64)
-    terms = (math.log(p) + 2.0 * math.lgamma(0.5 * p) + 2.0 * _lgamma(0.5 * (even - 1.0))
-             - math.log(8.0 * math.pi ** 2) - 2.0 * _lgamma(0.5 * (even + p + 1.0)))
-    mu[2::2] = np.exp(terms)
+    log_mu[2::2] = (math.log(p) + 2.0 * math.lgamma(0.5 * p) + 2.0 * _lgamma(0.5 * (even - 1.0))
+                    - math.log(8.0 * math.pi ** 2) - 2.0 * _lgamma(0.5 * (even + p + 1.0)))
     lg_size[2::2] = 2.0 * (abs(math.lgamma(0.5 * p)) + np.abs(_lgamma(0.5 * (even - 1.0)))
                            + np.abs(_lgamma(0.5 * (even + p + 1.0)))) + 2.0
     zero = (k >= 3) & (k % 2 == 1)
-    return mu, lg_size, zero
+    return log_mu, lg_size, zero
 
 
 def _ntk2_closed(p: int, kmax: int):
-    """Prop. 5: μ_0 = μ_{0,1} + μ_{1,0};
-    μ_k = k/(2k+p-2) μ_{0,k-1} + (k+p-2)/(2k+p-2) μ_{0,k+1} + μ_{1,k}."""
-    mu0, lg0, _ = _arccos0_closed(p, kmax + 1)
-    mu1, lg1, zero = _arccos1_closed(p, kmax)
-    mu = mu1.copy()
+    """Two-layer ReLU NTK (Bietti & Mairal 2019, Prop. 5): μ_0 = μ_{0,1} + μ_{1,0};
+    μ_k = k/(2k+p-2) μ_{0,k-1} + (k+p-2)/(2k+p-2) μ_{0,k+1} + μ_{1,k}
+    (positive terms, added in log space)."""
+    lmu0, lg0, _ = _arccos0_closed(p, kmax + 1)
+    lmu1, lg1, zero = _arccos1_closed(p, kmax)
+    log_mu = lmu1.copy()
     lg = lg1.copy()
-    mu[0] += mu0[1]
+    log_mu[0] = np.logaddexp(lmu1[0], lmu0[1])
     lg[0] = max(lg[0], lg0[1])
     k = np.arange(1, kmax + 1, dtype=np.float64)
     den = 2.0 * k + p - 2.0
-    mu[1:] += k / den * mu0[:-2] + (k + p - 2.0) / den * mu0[2:]
+    log_mu[1:] = np.logaddexp(np.logaddexp(lmu1[1:], np.log(k / den) + lmu0[:-2]),
+                              np.log((k + p - 2.0) / den) + lmu0[2:])
     lg[1:] = np.maximum(lg[1:], np.maximum(lg0[:-2], lg0[2:])) + 1.0
-    return mu, lg, zero
+    return log_mu, lg, zero
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
@@ -253,15 +303,18 @@ def _closed_form_name(spec) -> str | None:
 
 
 def _closed_form_spectrum(form: str, p: int, kmax: int):
-    mu, lg_size, zero = _CLOSED_FORMS[form](p, kmax)
-    mu = mu[: kmax + 1]
+    """``(log_scale, mu_scaled, err_scaled, exact_zero, κ(1))``: μ_k = mu_scaled[k]
+    exp(log_scale[k]) (here ``mu_scaled`` is 1, or 0 at the exact zeros)."""
+    log_mu, lg_size, zero = _CLOSED_FORMS[form](p, kmax)
+    log_mu = log_mu[: kmax + 1].copy()
     lg_size = lg_size[: kmax + 1]
     zero = zero[: kmax + 1]
-    mu[zero] = 0.0
+    mu_s = np.where(zero, 0.0, 1.0)
+    log_mu[zero] = 0.0
     # float64 lgamma: relative error ~ eps * (size of the log terms) + a few ulps
-    err = np.abs(mu) * _EPS * (8.0 + 2.0 * lg_size)
+    err_s = mu_s * _EPS * (8.0 + 2.0 * lg_size)
     value_at_one = 2.0 if form == "ntk" else 1.0
-    return mu, err, zero, value_at_one
+    return log_mu, mu_s, err_s, zero, value_at_one
 
 
 # --------------------------------------------------------------------------- series route
@@ -356,44 +409,62 @@ def _bias_singularity(ex: _Expansion, p: int, kmax: int):
     eigenvalues are direct sums ``Σ_n [u^n](u + a)^{j/2} T(n, k)`` of one sign per parity
     (geometric convergence, no cancellation).
 
-    Returns ``(s_n, part, part_abs)`` (Taylor coefficients for n < N, eigenvalue part and
-    its absolute-value scale per k) or ``None`` when the singularity is far enough.
+    Returns ``(s_n, part, part_abs, log_scale)`` (Taylor coefficients for n < N,
+    eigenvalue part and its absolute-value scale per k, both scaled by
+    ``exp(log_scale[k])``), ``None`` when the singularity is far enough, or ``"too close"``
+    when ``a - 1`` is so small (β ≲ 1e-4) that the direct sums would need more than
+    ``_STAR_MAX_TERMS`` terms: the series route cannot vouch for such a kernel.
     """
     if ex.e is None:
         return None
     a = -ex.star
+    log_a = math.log1p(a - 1.0)
     n_taylor = ex.b.shape[0]
-    if math.exp(-n_taylor * math.log(a)) < _STAR_THRESHOLD:
+    if n_taylor * log_a > -math.log(_STAR_THRESHOLD):
         return None
-    n_long = int(min(_STAR_MAX_TERMS, n_taylor + 80.0 / math.log(a) + 2 * kmax))
+    if log_a * (_STAR_MAX_TERMS - n_taylor - 2 * kmax) < 80.0:
+        return "too close"
+    n_long = int(n_taylor + 80.0 / log_a + 2 * kmax)
     n = np.arange(n_long)
     sign_n = np.where(n % 2 == 0, 1.0, -1.0)
     rows = []
     for j in range(1, _STAR_ORDERS + 1, 2):
         alpha = 0.5 * j
         g = _series.taylor_one_minus_power(alpha, n_long)
-        rows.append(ex.e[j] * sign_n * g * np.exp((alpha - n) * math.log(a)))
+        rows.append(ex.e[j] * sign_n * g * np.exp((alpha - n) * log_a))
     rows = np.array(rows)
     part = np.zeros((rows.shape[0], kmax + 1))
     part_abs = np.zeros_like(part)
-    _series.moment_sums_rows(rows, kmax, float(p), part, part_abs)
-    return rows[:, :n_taylor].sum(axis=0), part.sum(axis=0), part_abs.sum(axis=0)
+    log_scale = np.zeros(kmax + 1)
+    _series.moment_sums_rows(rows, kmax, float(p), part, part_abs, log_scale)
+    return rows[:, :n_taylor].sum(axis=0), part.sum(axis=0), part_abs.sum(axis=0), log_scale
 
 
 @njit(nogil=True, cache=True)
 def _singular_moments(alphas, kmax, p):
-    """E[i, k] = μ_k[(1 - t)^{alphas[i]}] (closed form, see _series)."""
-    out = np.zeros((alphas.shape[0], kmax + 1))
+    """log|E[i, k]| and sign of E[i, k] = μ_k[(1 - t)^{alphas[i]}] (closed form, see _series)."""
+    log_abs = np.zeros((alphas.shape[0], kmax + 1))
+    sign = np.zeros((alphas.shape[0], kmax + 1))
     for i in range(alphas.shape[0]):
         for k in range(kmax + 1):
-            lg, sg = _series.log_singular_moment(alphas[i], k, p)
-            out[i, k] = sg * math.exp(lg) if lg < 709.0 else sg * np.inf
-    return out
+            log_abs[i, k], sign[i, k] = _series.log_singular_moment(alphas[i], k, p)
+    return log_abs, sign
+
+
+def _scaled(x, log_factor, ref):
+    """``x · exp(log_factor - ref)``: a quantity given as x·exp(log_factor), in units of
+    exp(ref) (per k, the last axis)."""
+    return _series.times_exp(x, log_factor - ref)
 
 
 def _series_spectrum(spec, p: int, kmax: int):
     """μ_k = Σ_j (c_j + (-1)^k d_j) E_k(j/2) + Σ_n r_n T(n, k) per candidate order of the
-    singular part, with error estimates; the best candidate per k (module docstring)."""
+    singular part, with error estimates; the best candidate per k (module docstring).
+
+    Log space: every term is computed in units of ``exp(ref[k])``, ``ref[k]`` the log of
+    the largest term of degree k, so eigenvalues far below 1e-308 keep their digits.
+    Returns ``(ref, mu_scaled, err_scaled, exact_zero, κ(1))``.
+    """
     ex = _expansion(spec)
     n_taylor = ex.b.shape[0]
     odd = np.arange(1, _N_PUISEUX, 2)
@@ -402,11 +473,14 @@ def _series_spectrum(spec, p: int, kmax: int):
     par_k = np.where(ks % 2 == 0, 1.0, -1.0)
     par_n = np.where(np.arange(n_taylor) % 2 == 0, 1.0, -1.0)
     taylor = np.array([_series.taylor_one_minus_power(a, n_taylor) for a in alphas])
-    emom = _singular_moments(alphas, kmax, float(p))
+    emom_log, emom_sign = _singular_moments(alphas, kmax, float(p))
     c_odd = ex.c[odd]
     d_odd = ex.d[odd]
     b = ex.b
     star = _bias_singularity(ex, p, kmax)
+    if isinstance(star, str):  # cannot vouch: infinite error, quadrature takes over
+        return (np.zeros(kmax + 1), np.zeros(kmax + 1), np.full(kmax + 1, np.inf),
+                np.zeros(kmax + 1, dtype=bool), float(ex.c[0]))
     if star is not None:
         b = b - star[0]
     # cumulative singular parts: one row per candidate order (smooth kernels: nothing to subtract)
@@ -415,16 +489,10 @@ def _series_spectrum(spec, p: int, kmax: int):
     nc = len(orders)
     rows_r = []
     rows_model = []
-    s_part = np.zeros((nc, kmax + 1))
-    s_abs = np.zeros_like(s_part)
     model_coef = np.zeros(nc)
-    model_moment = np.zeros_like(s_part)
     for ci, jmax in enumerate(orders):
         m = (jmax + 1) // 2  # number of odd powers kept
         s_n = (c_odd[:m, None] * taylor[:m] + d_odd[:m, None] * taylor[:m] * par_n).sum(axis=0)
-        contrib = (c_odd[:m, None] + d_odd[:m, None] * par_k) * emom[:m]
-        s_part[ci] = contrib.sum(axis=0)
-        s_abs[ci] = np.abs(contrib).sum(axis=0)
         r = b - s_n
         rows_r.append(r)
         # tail model: r_n ≈ C [u^n](1-u)^{α*} beyond the truncation, α* the next exponent
@@ -432,7 +500,6 @@ def _series_spectrum(spec, p: int, kmax: int):
         g = taylor[nxt]
         model_coef[ci] = max(abs(r[-1] / g[-1]), abs(r[-2] / g[-2]))
         rows_model.append(g)
-        model_moment[ci] = emom[nxt]
     extra = [ex.b]
     dropped_mass, dropped_degree = ex.hermite_truncation
     if dropped_degree:
@@ -441,29 +508,49 @@ def _series_spectrum(spec, p: int, kmax: int):
     big = np.array(rows_r + rows_model + extra)
     sums = np.zeros((big.shape[0], kmax + 1))
     abs_sums = np.zeros_like(sums)
-    _series.moment_sums_rows(big, kmax, float(p), sums, abs_sums)
+    log_sums = np.zeros(kmax + 1)
+    _series.moment_sums_rows(big, kmax, float(p), sums, abs_sums, log_sums)
+    # reference scale per k: the largest term of any kind
+    with np.errstate(divide="ignore"):
+        ref = np.maximum(log_sums + np.log(abs_sums.max(axis=0)), emom_log.max(axis=0))
+        if star is not None:
+            ref = np.maximum(ref, star[3] + np.log(star[2]))
+    ref = np.where(np.isfinite(ref), ref, 0.0)
+    sums = _scaled(sums, log_sums, ref)
+    abs_sums = _scaled(abs_sums, log_sums, ref)
+    emom = emom_sign * np.exp(emom_log - ref)
+    s_part = np.zeros((nc, kmax + 1))
+    s_abs = np.zeros_like(s_part)
+    model_moment = np.zeros_like(s_part)
+    for ci, jmax in enumerate(orders):
+        m = (jmax + 1) // 2
+        contrib = (c_odd[:m, None] + d_odd[:m, None] * par_k) * emom[:m]
+        s_part[ci] = contrib.sum(axis=0)
+        s_abs[ci] = np.abs(contrib).sum(axis=0)
+        model_moment[ci] = emom[min(m, len(alphas) - 1)]
     mu_c = s_part + sums[:nc]
-    rounding = 8.0 * _EPS * (s_abs + abs_sums[:nc])
+    # rounding of the sums of N terms (sequential, |terms| adding up to S): ≤ N eps S in the
+    # worst case, ~√N eps S for independent roundings; bound used (8 + √N/2) eps S
+    round_factor = (8.0 + 0.5 * math.sqrt(n_taylor)) * _EPS
+    rounding = round_factor * (s_abs + abs_sums[:nc])
     if star is not None:
-        mu_c += star[1]
-        rounding += 8.0 * _EPS * star[2]
+        mu_c += _scaled(star[1], star[3], ref)
+        rounding += round_factor * _scaled(star[2], star[3], ref)
     taylor_err = _TAYLOR_RTOL_PER_LAYER * ex.layers * abs_sums[2 * nc]
     tail = model_coef[:, None] * np.abs(model_moment - sums[nc:2 * nc])
     err_c = (rounding + taylor_err + tail + 8.0 * _EPS * np.abs(model_coef[:, None] * model_moment)
              + _SERIES_RTOL_FLOOR * np.abs(mu_c))
     if dropped_degree:
         # dropped terms (degree >= n_min, total mass τ κ(1)) add at most τ κ(1) max T(n, k)
-        max_t = np.zeros(kmax + 1)
-        _series.max_monomial_moments(dropped_degree, kmax, float(p), max_t)
-        err_c = err_c + sums[2 * nc + 1] + dropped_mass * abs(ex.c[0]) * max_t
+        log_max_t = np.zeros(kmax + 1)
+        _series.max_monomial_moments(dropped_degree, kmax, float(p), log_max_t)
+        err_c = (err_c + sums[2 * nc + 1]
+                 + dropped_mass * abs(ex.c[0]) * np.exp(np.minimum(log_max_t - ref, 700.0)))
     best = np.argmin(err_c, axis=0)
     mu = mu_c[best, ks]
     err = err_c[best, ks]
-    # every kernel here has b_n >= 0, so μ_k >= 0: negatives are underflow-level noise
-    err = np.where(mu < 0.0, np.maximum(err, -mu), err)
-    mu = np.maximum(mu, 0.0)
     value_at_one = float(ex.c[0])
-    return mu, err, np.zeros(kmax + 1, dtype=bool), value_at_one
+    return ref, mu, err, np.zeros(kmax + 1, dtype=bool), value_at_one
 
 
 # --------------------------------------------------------------------------- quadrature route
@@ -536,11 +623,10 @@ def _quadrature_route(spec, p: int, kmax: int):
     n_fine = _quadrature_nodes(kmax)
     mu, absmu = quadrature_spectrum(kernel, p, kmax, n_fine)
     mu_coarse, _ = quadrature_spectrum(kernel, p, kmax, (3 * n_fine) // 4)
-    # kernel values carry ~1e-15 relative error; the sum rounds at ~eps per term
     # kernel values: ~1e-15 random and up to ~1e-14 systematic relative error (the
     # activation tables' Hermite coefficients); the sum rounds at ~eps per term
     err = np.abs(mu - mu_coarse) + 4e-15 * absmu + 8.0 * _EPS * absmu + 1e-13 * np.abs(mu)
-    return mu, err, np.zeros(kmax + 1, dtype=bool), 1.0  # evaluate_kernel already normalises
+    return np.zeros(kmax + 1), mu, err, np.zeros(kmax + 1, dtype=bool), 1.0
 
 
 def _parity_zeros(spec: KernelSpec, kmax: int) -> np.ndarray:
@@ -577,7 +663,7 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
     Parameters
     ----------
     spec : KernelSpec
-        The dot-product kernel (contracts §A); ``spec.normalize`` divides by ``κ(1)``.
+        The dot-product kernel; ``spec.normalize`` divides by ``κ(1)``.
     dim : int
         Input dimension ``p`` in [2, 1000] (sphere ``S^{p-1}``).
     kmax : int
@@ -586,9 +672,10 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
     Returns
     -------
     Spectrum
-        ``mu`` for the uniform probability measure (eigenvalue per harmonic), with
-        multiplicities ``N(p, k)``, absolute ``error_estimate`` and ``exact_zero`` flags.
-        See the module docstring for the methods and their accuracy.
+        ``mu`` for the uniform probability measure (eigenvalue per harmonic) and
+        ``log10_mu`` (every k, also far below 1e-308), with multiplicities ``N(p, k)``,
+        absolute ``error_estimate``, ``relative_error`` and ``exact_zero`` flags. See the
+        module docstring for the methods and their accuracy.
     """
     p = check_int("dim", dim, 2, MAX_DIM)
     kmax = check_int("kmax", kmax, 0, MAX_KMAX)
@@ -598,34 +685,49 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
                          "(1 - u)^(-1/2) at u = 1, so its eigenvalues diverge on the circle")
     form = _closed_form_name(spec)
     if form is not None:
-        mu, err, zero, at_one = _closed_form_spectrum(form, p, kmax)
+        log_scale, mu, err, zero, at_one = _closed_form_spectrum(form, p, kmax)
         method = "closed-form"
     elif _series_kernel(spec):
-        mu, err, zero, at_one = _series_spectrum(spec, p, kmax)
+        log_scale, mu, err, zero, at_one = _series_spectrum(spec, p, kmax)
         method = "series"
         parity = _parity_zeros(spec, kmax)
-        if np.any((err > _HYBRID_RTOL * np.abs(mu)) & ~parity & (mu > _TINY)):
+        with np.errstate(divide="ignore"):
+            not_tiny = log_scale + np.log(np.abs(mu)) > math.log(_TINY)
+        if np.any(~(err <= _HYBRID_RTOL * np.abs(mu)) & ~parity & (not_tiny | ~np.isfinite(err))):
             # very deep or nearly singular kernels: take quadrature where it is better
-            q_mu, q_err, _, _ = _quadrature_route(spec.replace(normalize=False), p, kmax)
-            better = q_err < err
+            _, q_mu, q_err, _, _ = _quadrature_route(spec.replace(normalize=False), p, kmax)
+            with np.errstate(divide="ignore"):
+                better = ~(np.log(q_err) >= np.log(err) + log_scale)
             if np.any(better):
                 mu = np.where(better, q_mu, mu)
                 err = np.where(better, q_err, err)
+                log_scale = np.where(better, 0.0, log_scale)
                 method = "series+quadrature"
     else:
-        mu, err, zero, at_one = _quadrature_route(spec, p, kmax)
+        log_scale, mu, err, zero, at_one = _quadrature_route(spec, p, kmax)
         at_one = 1.0
         method = "quadrature"
     if method != "closed-form":
         zero = _parity_zeros(spec, kmax)
         mu = np.where(zero, 0.0, mu)
         err = np.where(zero, 0.0, err)
-    if spec.normalize and method != "quadrature":  # quadrature evaluates the normalised kernel
-        mu = mu / at_one
-        err = err / at_one
+        # every kernel here is positive definite on every sphere, so μ_k >= 0: a negative
+        # value is below the resolution; report 0 <= μ_k <= error_estimate (untrusted)
+        negative = mu < 0.0
+        err = np.where(negative, np.maximum(err, 0.0) - 2.0 * mu, err)
+        mu = np.where(negative, 0.0, mu)
+    if spec.normalize and method not in ("quadrature",):
+        # the quadrature parts evaluate the normalised kernel already
+        log_scale = log_scale - math.log(at_one)
     ks = np.arange(kmax + 1)
-    return Spectrum(k=ks, multiplicity=multiplicity(p, ks), mu=mu, error_estimate=err,
-                    exact_zero=zero, dim=p, spec=spec, method=method)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log10_mu = np.where(mu > 0.0, (log_scale + np.log(np.where(mu > 0.0, mu, 1.0)))
+                            / math.log(10.0), -np.inf)
+        relative = np.where(mu > 0.0, err / np.where(mu > 0.0, mu, 1.0), np.inf)
+    relative = np.where(zero, 0.0, relative)
+    return Spectrum(k=ks, multiplicity=multiplicity(p, ks), mu=_series.times_exp(mu, log_scale),
+                    error_estimate=_series.times_exp(err, log_scale), exact_zero=zero, dim=p,
+                    spec=spec, method=method, log10_mu=log10_mu, relative_error=relative)
 
 
 def decay_guides(spec: KernelSpec, dim: int) -> list[tuple[str, float, float]]:

@@ -6,7 +6,7 @@ called, returns an immutable response holding exactly the arrays a panel
 plots, which is also what ``ntkviz export {kernel,spectrum} --out x.csv`` writes.
 The GUI runs them on worker threads; the CLI and the tests call them directly.
 
-Conventions are those of :mod:`ntkviz.core` (docs/spec.md §1–2): cosines
+Conventions are those of :mod:`ntkviz.core`: cosines
 ``u ∈ [-1, 1]``; ``NTK_L(1) = L`` unless ``normalize``; Mercer eigenvalues ``μ_k``
 for the uniform probability measure on ``S^{p-1}``, each of multiplicity
 ``N(p, k)``, so that ``Σ_k N(p, k) μ_k = κ(1)``.
@@ -32,7 +32,7 @@ MAX_CURVES = 8
 #: cost cap of the finite-width overlay, width · n_samples · (L − 1): about 2.5 s on a
 #: 2-core laptop at 41 points, so a slider move never queues minutes of work
 OVERLAY_BUDGET = 1 << 18
-#: near u = 1, 2κ(1) − 2κ(1 − ε) ≈ (2√2/π) ε^{1/2} for the two-layer ReLU NTK (spec §1.1)
+#: near u = 1, 2κ(1) − 2κ(1 − ε) ≈ (2√2/π) ε^{1/2} for the two-layer ReLU NTK
 HOLDER_GUIDE = ("(2√2/π) √ε  (Hölder-½)", 2.0 * math.sqrt(2.0) / math.pi, 0.5)
 #: and ≈ 2ε for κ1 (1-Lipschitz feature map, ‖x − y‖² = 2ε)
 LIPSCHITZ_GUIDE = ("2ε  (Lipschitz)", 2.0, 1.0)
@@ -58,7 +58,7 @@ def _specs(specs) -> tuple:
     return tuple(out)
 
 
-#: kernel families offered by the panels and the CLI (contract §A names)
+#: kernel families offered by the panels and the CLI
 KERNEL_CHOICES = ("arccos0", "arccos1", "ntk", "nngp")
 
 
@@ -361,6 +361,12 @@ class SpectrumSeries:
     not finite without being an exact zero; drawn with a distinct symbol).
     ``slope_k``/``slope`` is the local log–log slope between k and k + 2 (same
     parity, both shown), placed at k + 1.
+
+    Log space (values far below 1e-308 or above 1e308): ``log10_mu`` (−inf at exact
+    zeros and unresolved points), ``log10_multiplicity`` (from exact integers) and
+    ``log10_y`` (what is plotted, in log10); ``trustworthy`` marks the degrees whose
+    ``log10_mu`` the core vouches for (estimated relative error <= 1e-6, exact zeros
+    included); ``y`` is ``10^log10_y`` where representable (0 or inf beyond).
     """
 
     label: str
@@ -376,6 +382,11 @@ class SpectrumSeries:
     slope_k: np.ndarray
     slope: np.ndarray
     method: str
+    log10_mu: np.ndarray | None = None
+    log10_multiplicity: np.ndarray | None = None
+    log10_y: np.ndarray | None = None
+    trustworthy: np.ndarray | None = None
+    relative_error: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -388,16 +399,22 @@ class SpectrumResponse:
 
     def csv_table(self, view: str = "spectrum") -> tuple[list[str], list[list]]:
         """``(header, rows)``: ``"spectrum"`` one row per (kernel, k) with the status
-        (shown / zero / unresolved), or ``"slope"`` one row per local slope."""
+        (shown / zero / unresolved), ``N(p,k)`` as an exact integer, ``log10_mu`` (finite
+        far below 1e-308; −inf at exact zeros and unresolved points) and ``trustworthy``;
+        or ``"slope"`` one row per local slope."""
         if view == "spectrum":
-            header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status"]
+            from ntkviz.core.mercer import exact_multiplicities
+
+            header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
+                      "log10_mu", "trustworthy"]
             rows = []
             for s in self.series:
                 status = np.where(s.zero, "zero", np.where(s.unresolved, "unresolved", "shown"))
+                exact = exact_multiplicities(self.request.dim, int(s.k.max()))
                 for i in range(len(s.k)):
-                    rows.append([s.label, self.request.dim, int(s.k[i]), float(s.multiplicity[i]),
+                    rows.append([s.label, self.request.dim, int(s.k[i]), exact[int(s.k[i])],
                                  float(s.mu[i]), float(s.error_estimate[i]), float(s.y[i]),
-                                 str(status[i])])
+                                 str(status[i]), float(s.log10_mu[i]), bool(s.trustworthy[i])])
             return header, rows
         if view == "slope":
             header = ["kernel", "k_mid", "local_slope"]
@@ -406,16 +423,21 @@ class SpectrumResponse:
         raise ValueError(f"view must be one of spectrum, slope; got {view!r}")
 
 
-def local_slopes(k: np.ndarray, y: np.ndarray, shown: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def local_slopes(k: np.ndarray, y: np.ndarray, shown: np.ndarray,
+                 logged: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Slopes ``log(y[k+2]/y[k]) / log((k+2)/k)`` where both are shown and ``k >= 1``,
-    placed at ``k + 1`` (pairs of equal parity, so parity zeros do not break it)."""
+    placed at ``k + 1`` (pairs of equal parity, so parity zeros do not break it).
+    ``logged``: ``y`` holds log10 of the values (far below 1e-308 too)."""
     k = np.asarray(k, dtype=np.float64)
     if len(k) < 3:
         return np.empty(0), np.empty(0)
     k0, k2 = k[:-2], k[2:]
     ok = shown[:-2] & shown[2:] & (k0 >= 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.log(y[2:] / y[:-2]) / np.log(k2 / k0)
+        if logged:
+            s = (y[2:] - y[:-2]) / np.log10(k2 / k0)
+        else:
+            s = np.log(y[2:] / y[:-2]) / np.log(k2 / k0)
     ok &= np.isfinite(s)
     return k0[ok] + 1.0, s[ok]
 
@@ -479,15 +501,22 @@ class SpectrumRequest:
     def _series(self, sp, spec) -> SpectrumSeries:
         k, n, mu, err = _readonly(sp.k, sp.multiplicity, sp.mu, sp.error_estimate)
         zero = np.asarray(sp.exact_zero, dtype=bool).copy()
-        with np.errstate(over="ignore", invalid="ignore"):
-            y = n * mu if self.weighted else mu.copy()
-        bad = ~np.isfinite(y) | (y <= 0) | ~(err <= self.rel_tol * np.abs(mu))
+        log10_mu = _readonly(sp.log10_mu)
+        log10_n = _readonly(sp.log10_multiplicity)
+        log10_y = _readonly(log10_mu + log10_n if self.weighted else log10_mu)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            y = np.power(10.0, log10_y)
+        y[zero] = 0.0
+        bad = ~np.isfinite(log10_y) | ~(sp.relative_error <= self.rel_tol)
         unresolved = bad & ~zero
         shown = ~zero & ~unresolved
-        slope_k, slope = local_slopes(k, y, shown)
-        for a in (zero, unresolved, shown):
+        slope_k, slope = local_slopes(k, log10_y, shown, logged=True)
+        trust = np.asarray(sp.log10_trustworthy, dtype=bool).copy()
+        for a in (zero, unresolved, shown, trust):
             a.setflags(write=False)
         return SpectrumSeries(
             label=spec.label, spec=spec, k=k, multiplicity=n, mu=mu, error_estimate=err,
             y=_readonly(y), shown=shown, zero=zero, unresolved=unresolved,
-            slope_k=_readonly(slope_k), slope=_readonly(slope), method=str(sp.method))
+            slope_k=_readonly(slope_k), slope=_readonly(slope), method=str(sp.method),
+            log10_mu=log10_mu, log10_multiplicity=log10_n, log10_y=log10_y, trustworthy=trust,
+            relative_error=_readonly(sp.relative_error))
