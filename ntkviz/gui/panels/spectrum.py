@@ -107,9 +107,12 @@ def superscript_powers(text: str) -> str:
 
 
 def log10_of(series, weighted: bool) -> np.ndarray:
-    """log10 of the plotted value y of every degree (−inf for y <= 0): from the
-    response's ``log10_mu`` (and ``log10_multiplicity``) when it has them (right far
-    below 10⁻³⁰⁸ and above 10³⁰⁸), else log10 y."""
+    """log10 of the plotted value y of every degree (−inf for y <= 0): the response's
+    ``log10_y``, or its ``log10_mu`` (and ``log10_multiplicity``) when it has them (right
+    far below 10⁻³⁰⁸ and above 10³⁰⁸), else log10 y."""
+    log10_y = getattr(series, "log10_y", None)
+    if log10_y is not None:  # the response's own log10 of what is plotted
+        return np.asarray(log10_y, dtype=np.float64)
     log10_mu = getattr(series, "log10_mu", None)
     with np.errstate(divide="ignore", invalid="ignore"):
         if log10_mu is None:
