@@ -11,9 +11,10 @@ so reruns cost nothing. Importing this module loads neither numba, scipy nor Qt.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
+from ntkviz.dataset._settings import ClassifySettings
 from ntkviz.models._base import ParamModel
 
 __all__ = ["ClassificationParams", "ClassificationModel", "default_cache_dir"]
@@ -26,38 +27,24 @@ def default_cache_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class ClassificationParams:
-    """The classification panel's parameters (ranges: :class:`ntkviz.jobs.ClassifyRequest`).
+class ClassificationParams(ClassifySettings):
+    """The classification panel's parameters: :class:`ntkviz.dataset._settings.ClassifySettings`
+    (architecture, kernels, train_sizes, test_size, ridge, family, amplitudes, seed; ranges
+    there) plus ``use_cache``: keep the Gram matrices on disk (:func:`default_cache_dir`)."""
 
-    architecture : preset M1..M4. kernels : among ckn, ntk, pixels.
-    train_sizes : nested training sizes in [2, 1000 - test_size]. test_size : in [10, 500].
-    ridge : relative ridge in (0, 1e6], or None: k-fold cross-validation on the training set.
-    family, amplitudes : deformation of the test digits ("none" or a deformation family).
-    seed : split, training order and folds. use_cache : keep Gram matrices on disk.
-    """
-
-    architecture: str = "M1"
-    kernels: tuple[str, ...] = ("ckn", "ntk", "pixels")
-    train_sizes: tuple[int, ...] = (25, 50, 100)
-    test_size: int = 100
-    ridge: float | None = None
-    family: str = "rotation"
-    amplitudes: tuple[float, ...] = (0.0, 10.0, 20.0)
-    seed: int = 0
     use_cache: bool = True
 
     def __post_init__(self):
+        super().__post_init__()
         if not isinstance(self.use_cache, bool):
             raise ValueError(f"use_cache must be true or false, got {self.use_cache!r}")
-        self.request(None)  # every other range is the request's
-
 
     def request(self, cache_dir):
+        """The :class:`ntkviz.jobs.ClassifyRequest` of these parameters."""
         from ntkviz.jobs._classify import ClassifyRequest
 
-        return ClassifyRequest(self.architecture, tuple(self.kernels), tuple(self.train_sizes), self.test_size,
-                               self.ridge, self.family, tuple(self.amplitudes), self.seed,
-                               None if cache_dir is None else str(cache_dir))
+        settings = {f.name: getattr(self, f.name) for f in fields(ClassifySettings)}
+        return ClassifyRequest(**settings, cache_dir=None if cache_dir is None else str(cache_dir))
 
 
 class ClassificationModel(ParamModel):
