@@ -42,6 +42,8 @@ class QtStabilityPanel(QtPanel):
     heavy = True
     generator = True
     auto_compute = False  # a sweep is long: it starts on demand (Run sweep)
+    #: the panel has its own Cancel button for its job (the main window need not add one)
+    own_cancel = True
 
     def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(dispatcher, parent, model)
