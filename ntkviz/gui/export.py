@@ -179,6 +179,22 @@ def _activate_layouts(item) -> None:
             it.prepareForPaint()  # apply deferred auto-range now
 
 
+def _others(item) -> list:
+    """Items of the scene that are neither ``item``, its ancestors nor its
+    descendants (e.g. the other plots of a multi-plot figure)."""
+    chain, it = [], item
+    while it is not None:
+        chain.append(it)
+        it = it.parentItem()
+    out = []
+    for ancestor in chain[1:]:
+        out += [c for c in ancestor.childItems() if c not in chain]
+    scene = item.scene()
+    if scene is not None:
+        out += [c for c in scene.items() if c.parentItem() is None and c is not chain[-1]]
+    return out
+
+
 @contextmanager
 def export_layout(item, size: tuple[float, float] | None = None, scale: float = 1.0):
     """Within this block ``item`` is laid out at ``size`` (logical pixels; default:
@@ -205,6 +221,11 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
         if axis.autoSIPrefix:
             axis.enableAutoSIPrefix(False)
     old = item.geometry() if isinstance(item, QtWidgets.QGraphicsWidget) else None
+    if size is not None and old is not None:
+        others = [it for it in _others(item) if it.isVisible()]
+        for it in others:  # neighbours in a layout: the grown item would cover them
+            it.hide()
+        hidden += others
     try:
         if size is not None and old is not None:
             item.setGeometry(QtCore.QRectF(old.topLeft(), QtCore.QSizeF(*size)))
