@@ -76,7 +76,9 @@ class ExportDialog(QtWidgets.QDialog):
         row.addWidget(browse)
         form = QtWidgets.QFormLayout(self)
         form.addRow("view", self.view)
-        form.addRow("file (.png, .svg, .csv)", row)
+        from ntkviz.gui.export import EXPORT_SUFFIXES
+
+        form.addRow(f"file ({', '.join(EXPORT_SUFFIXES)})", row)
         form.addRow("PNG width", self.width)
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Save
                                              | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
