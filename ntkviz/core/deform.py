@@ -44,9 +44,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import ndimage
 
 from ntkviz.core._validate import check_float, check_int
+
+
+def _ndimage():
+    """``scipy.ndimage``, imported on first use (so :class:`Deformation` is light to import)."""
+    from scipy import ndimage
+
+    return ndimage
 
 __all__ = [
     "Deformation",
@@ -148,7 +154,7 @@ def smooth_field(shape, length: float, seed: int, components: int = 2) -> np.nda
     length = check_float("smooth_length", length, 0.25, 1e3)
     rng = np.random.default_rng(check_int("seed", seed, 0, 2**32 - 1))
     noise = rng.standard_normal((components, h, w))
-    out = np.stack([ndimage.gaussian_filter(n, length, mode="constant") for n in noise])
+    out = np.stack([_ndimage().gaussian_filter(n, length, mode="constant") for n in noise])
     peak = np.abs(out).max()
     return out / peak if peak > 0 else out
 
@@ -214,8 +220,8 @@ def warp(image, tau) -> np.ndarray:
     rr, cc = np.meshgrid(np.arange(h, dtype=np.float64), np.arange(w, dtype=np.float64), indexing="ij")
     coords = np.stack([rr - tau[0], cc - tau[1]])
     if img.ndim == 2:
-        return ndimage.map_coordinates(img, coords, order=1, mode="constant", cval=0.0)
-    return np.stack([ndimage.map_coordinates(img[..., k], coords, order=1, mode="constant", cval=0.0)
+        return _ndimage().map_coordinates(img, coords, order=1, mode="constant", cval=0.0)
+    return np.stack([_ndimage().map_coordinates(img[..., k], coords, order=1, mode="constant", cval=0.0)
                      for k in range(img.shape[2])], axis=-1)
 
 
@@ -263,7 +269,7 @@ def compose_fields(tau1, tau2) -> np.ndarray:
     h, w = tau1.shape[1:]
     rr, cc = np.meshgrid(np.arange(h, dtype=np.float64), np.arange(w, dtype=np.float64), indexing="ij")
     coords = np.stack([rr - tau2[0], cc - tau2[1]])
-    moved = np.stack([ndimage.map_coordinates(tau1[k], coords, order=1, mode="nearest") for k in range(2)])
+    moved = np.stack([_ndimage().map_coordinates(tau1[k], coords, order=1, mode="nearest") for k in range(2)])
     return tau2 + moved
 
 

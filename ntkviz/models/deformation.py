@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from ntkviz import limits
+from ntkviz.core.deform import Deformation  # a plain dataclass: loads no scipy
 from ntkviz.models._base import ParamModel
 from ntkviz.models.kernel_curves import _check_float, _check_int
 
@@ -49,8 +50,9 @@ _USER_SIDE = 28  # = ntkviz.core.digits.DIGIT_SIZE (not imported: that module lo
 
 
 @dataclass(frozen=True)
-class DeformationParams:
-    """Deformation-editor parameters.
+class DeformationParams(Deformation):
+    """Deformation-editor parameters: the fields of
+    :class:`ntkviz.core.deform.Deformation`, then the digit and the architecture.
 
     Digit: the bundled MNIST digit ``index`` (0–99) of class ``label``, unless
     ``user_pixels`` holds the user's own image (28 rows of 28 grey values in [0, 1],
@@ -75,16 +77,6 @@ class DeformationParams:
     index: int = 0
     user_name: str = ""
     user_pixels: Optional[tuple[tuple[float, ...], ...]] = None
-    translate_x: float = 0.0
-    translate_y: float = 0.0
-    rotation_deg: float = 0.0
-    scale: float = 1.0
-    shear: float = 0.0
-    smooth_amplitude: float = 0.0
-    smooth_length: float = 4.0
-    smooth_seed: int = 0
-    infimnist_alpha: float = 0.0
-    infimnist_seed: int = 0
     preset: str = "M1"
     layers: tuple[LayerSpec, ...] = ()
     patch_normalization: str = "sum"
@@ -119,7 +111,11 @@ class DeformationParams:
 
     def deformation_values(self) -> dict:
         """The fields of :class:`ntkviz.core.deform.Deformation`."""
-        return {name: getattr(self, name) for name, _, _ in DEFORMATION_FIELDS}
+        return {f.name: getattr(self, f.name) for f in fields(Deformation)}
+
+    def deformation(self) -> Deformation:
+        """The deformation alone (a plain :class:`ntkviz.core.deform.Deformation`)."""
+        return Deformation(**self.deformation_values())
 
     def layer_specs(self) -> tuple[LayerSpec, ...]:
         """The architecture's layers (the preset's, or ``layers`` for custom)."""
@@ -233,12 +229,10 @@ class DeformationModel(ParamModel):
     def build_request(cls, params: DeformationParams):
         """The :class:`ntkviz.jobs.DeformRequest` of ``params`` (its response's
         ``csv_table("context")`` computes the context distances, cached)."""
-        from ntkviz.core.deform import Deformation
         from ntkviz.jobs import DeformRequest
 
         image, label, _ = params.digit()
-        return DeformRequest(image, Deformation(**params.deformation_values()),
-                             params.architecture(), label=label)
+        return DeformRequest(image, params.deformation(), params.architecture(), label=label)
 
     @classmethod
     def parse(cls, state, base=None):
