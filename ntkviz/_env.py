@@ -9,11 +9,22 @@
   an upgrade or an edit of the numeric core never loads stale machine code.
   An explicit ``NUMBA_CACHE_DIR`` always wins.
 * ``PYQTGRAPH_QT_LIB=PySide6`` so pyqtgraph never picks another binding.
+* numba's threading layer: ``parallel=True`` kernels called from several threads at
+  once are safe on the ``omp`` (libgomp) and ``tbb`` layers; numba's fallback,
+  ``workqueue``, aborts the process ("Concurrent access has been detected"). When
+  only ``workqueue`` is available (or it is forced with ``NUMBA_THREADING_LAYER``),
+  :func:`parallel_section` serialises every ``parallel=True`` call behind one
+  process-wide lock and says so once (a ``RuntimeWarning``); otherwise it costs
+  nothing. Install libgomp1 (or TBB) to run parallel kernels concurrently.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import os
+import threading
+import warnings
 from pathlib import Path
 
 
@@ -75,3 +86,57 @@ def configure() -> None:
             path.mkdir(parents=True, exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(path)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+
+# --------------------------------------------------------------- numba threading layer
+#: layers on which concurrent ``parallel=True`` calls from several threads are safe
+SAFE_THREADING_LAYERS = ("omp", "tbb")
+_PARALLEL_LOCK = threading.Lock()
+_LAYER_STATE: dict = {}
+
+
+def _layer_available(layer: str) -> bool:
+    """Whether numba can load the ``omp`` / ``tbb`` thread pool (its shared library)."""
+    try:
+        importlib.import_module(f"numba.np.ufunc.{layer}pool")
+    except (ImportError, OSError):
+        return False
+    return True
+
+
+def safe_threading_layer() -> str | None:
+    """The safe layer numba will use (``"tbb"`` or ``"omp"``), or ``None`` when it will
+    fall back to ``workqueue`` (not safe for concurrent parallel calls). Follows
+    ``NUMBA_THREADING_LAYER``: ``workqueue`` forced is unsafe; ``omp``/``tbb`` forced
+    are used if available; the defaults (``default``, ``safe``, ``threadsafe``,
+    ``forksafe``) try tbb, then omp. Cached after the first call."""
+    if "layer" not in _LAYER_STATE:
+        forced = os.environ.get("NUMBA_THREADING_LAYER", "default").strip().lower()
+        if forced == "workqueue":
+            candidates: tuple[str, ...] = ()
+        elif forced in SAFE_THREADING_LAYERS:
+            candidates = (forced,)
+        elif forced == "forksafe":
+            candidates = ("tbb", "omp")  # numba: tbb, then omp (forksafe), then workqueue
+        else:
+            candidates = ("tbb", "omp")
+        _LAYER_STATE["layer"] = next((c for c in candidates if _layer_available(c)), None)
+    return _LAYER_STATE["layer"]
+
+
+@contextlib.contextmanager
+def parallel_section():
+    """Context for every call of a ``parallel=True`` numba kernel: nothing on a safe
+    threading layer; a process-wide lock (one parallel kernel at a time) when numba can
+    only use ``workqueue``, with a one-time ``RuntimeWarning`` saying so."""
+    if safe_threading_layer() is not None:
+        yield
+        return
+    if not _LAYER_STATE.get("warned"):
+        _LAYER_STATE["warned"] = True
+        warnings.warn("numba has no thread-safe threading layer (OpenMP/TBB) here, only "
+                      "'workqueue': ntkviz runs its parallel kernels one at a time "
+                      "(install libgomp1 or TBB to run them concurrently)", RuntimeWarning,
+                      stacklevel=3)
+    with _PARALLEL_LOCK:
+        yield

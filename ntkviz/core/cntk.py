@@ -74,6 +74,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ntkviz._env import parallel_section
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.digits import validate_image, validate_images
 
@@ -934,8 +935,9 @@ class _Batch:
 
     def self_chunk(self, start: int, stop: int) -> None:
         idx = np.arange(start, stop, dtype=np.int64)
-        _pairs_parallel(True, idx, idx, self.patches, self.norms, *self._args,
-                        self.self_ckn[start:stop], self.self_ntk[start:stop])
+        with parallel_section():
+            _pairs_parallel(True, idx, idx, self.patches, self.norms, *self._args,
+                            self.self_ckn[start:stop], self.self_ntk[start:stop])
 
     def pair_chunk(self, ii: np.ndarray, jj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(K_ckn, K_ntk) of the pairs (ii[p], jj[p]); the norms of both must be done."""
@@ -943,7 +945,8 @@ class _Batch:
         jj = np.ascontiguousarray(jj, dtype=np.int64)
         out_c = np.zeros(len(ii))
         out_n = np.zeros(len(ii))
-        _pairs_parallel(False, ii, jj, self.patches, self.norms, *self._args, out_c, out_n)
+        with parallel_section():
+            _pairs_parallel(False, ii, jj, self.patches, self.norms, *self._args, out_c, out_n)
         if not self.ntk:
             out_n[:] = np.nan
         return out_c, out_n

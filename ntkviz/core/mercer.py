@@ -211,12 +211,14 @@ class Spectrum:
 
     def rows(self):
         """CSV rows ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy``
-        (multiplicity as an exact int)."""
+        (multiplicity as an exact int; ``log10_mu`` an empty string where μ_k is an exact
+        zero or below the resolution, i.e. where its log10 is not a finite number)."""
         exact = exact_multiplicities(self.dim, int(self.k.max()) if self.k.size else 0)
         trust = self.trustworthy
         for i in range(self.k.shape[0]):
+            lg = float(self.log10_mu[i])
             yield (int(self.k[i]), exact[int(self.k[i])], float(self.mu[i]),
-                   float(self.error_estimate[i]), float(self.log10_mu[i]), bool(trust[i]))
+                   float(self.error_estimate[i]), lg if math.isfinite(lg) else "", bool(trust[i]))
 
 
 # --------------------------------------------------------------------------- closed forms

@@ -400,7 +400,7 @@ class SpectrumResponse:
     def csv_table(self, view: str = "spectrum") -> tuple[list[str], list[list]]:
         """``(header, rows)``: ``"spectrum"`` one row per (kernel, k) with the status
         (shown / zero / unresolved), ``N(p,k)`` as an exact integer, ``log10_mu`` (finite
-        far below 1e-308; −inf at exact zeros and unresolved points) and ``trustworthy``;
+        far below 1e-308; an empty cell at exact zeros and unresolved points) and ``trustworthy``;
         or ``"slope"`` one row per local slope."""
         if view == "spectrum":
             from ntkviz.core.mercer import exact_multiplicities
@@ -414,13 +414,20 @@ class SpectrumResponse:
                 for i in range(len(s.k)):
                     rows.append([s.label, self.request.dim, int(s.k[i]), exact[int(s.k[i])],
                                  float(s.mu[i]), float(s.error_estimate[i]), float(s.y[i]),
-                                 str(status[i]), float(s.log10_mu[i]), bool(s.trustworthy[i])])
+                                 str(status[i]), _finite_or_blank(s.log10_mu[i]),
+                                 bool(s.trustworthy[i])])
             return header, rows
         if view == "slope":
             header = ["kernel", "k_mid", "local_slope"]
             return header, [[s.label, float(k), float(v)] for s in self.series
                             for k, v in zip(s.slope_k, s.slope)]
         raise ValueError(f"view must be one of spectrum, slope; got {view!r}")
+
+
+def _finite_or_blank(value) -> float | str:
+    """A CSV cell: the number, or an empty cell where it is not finite (log10 of 0)."""
+    value = float(value)
+    return value if math.isfinite(value) else ""
 
 
 def local_slopes(k: np.ndarray, y: np.ndarray, shown: np.ndarray,
