@@ -16,7 +16,7 @@ def read_csv(path):
     """(header, the numeric columns k, multiplicity, mu, error_estimate as floats)."""
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0][4:] in ([], ["log10_mu", "trustworthy"]), rows[0]
+    assert rows[0][4:] == ["log10_mu", "trustworthy"], rows[0]
     return rows[0][:4], np.array([r[:4] for r in rows[1:]], dtype=np.float64)
 
 
@@ -144,7 +144,30 @@ def test_multiplicities_beyond_float64_are_exact_integers(tmp_path):
 
 def test_exact_multiplicities_small_p():
     """N(3, k) = 2k + 1 and N(2, k) = 2 (k >= 1): closed forms."""
-    from ntkviz.jobs import exact_multiplicities
+    from ntkviz.core.mercer import exact_multiplicities
 
     assert exact_multiplicities(3, 6) == [2 * k + 1 for k in range(7)]
     assert exact_multiplicities(2, 5) == [1, 2, 2, 2, 2, 2]
+
+
+def test_log10_and_trustworthy_columns(tmp_path):
+    """log10_mu agrees with log10 of mu where mu is a normal float, is blank for exact zeros,
+    and continues below the float64 range at p = 1000 (values checked against the decay
+    between neighbouring degrees of the same parity, never a jump to blank)."""
+    out = tmp_path / "mu.csv"
+    assert main(["spectrum", "--name", "arccos1", "--dim", "3", "--kmax", "9", "--out", str(out)]) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))[1:]
+    for k, n, mu, err, lg, ok in rows:
+        if float(mu) > 0:
+            assert float(lg) == pytest.approx(np.log10(float(mu)), rel=1e-13, abs=1e-13)
+            assert ok == "True"
+        elif int(k) >= 3 and int(k) % 2 == 1:  # exact zeros of κ1
+            assert lg == "" and ok == "True"
+    deep = tmp_path / "deep.csv"
+    assert main(["spectrum", "--name", "arccos1", "--dim", "1000", "--kmax", "600", "--out", str(deep)]) == 0
+    with open(deep, newline="") as fh:
+        rows = list(csv.reader(fh))[1:]
+    even = [float(r[4]) for r in rows if int(r[0]) % 2 == 0 and int(r[0]) >= 2]
+    assert even[-1] < -308  # below the float64 range, still a number
+    assert np.all(np.diff(even) < 0)  # decreasing in k, no gap

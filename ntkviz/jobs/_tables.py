@@ -19,7 +19,10 @@ from ntkviz.core._validate import check_cosines, check_int
 from ntkviz.limits import DIM_RANGE, KMAX_RANGE
 
 __all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable",
-           "exact_multiplicities"]
+           "SPECTRUM_COLUMNS"]
+
+#: the columns of ``Spectrum.rows()`` (the CSV of ``ntkviz spectrum``)
+SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "trustworthy")
 
 
 def _spec(spec):
@@ -85,21 +88,6 @@ class KernelTableRequest:
                            np.asarray(derivative, dtype=np.float64))
 
 
-def exact_multiplicities(p: int, kmax: int) -> list[int]:
-    """``N(p, k)``, ``k = 0..kmax``, as exact Python integers (no float64 overflow: at
-    p = 1000 they exceed 1e308 from k ≈ 308).
-
-    ``N(p, 0) = 1`` and ``N(p, k) = (2k + p − 2)/k · C(k + p − 3, p − 2)`` for ``k >= 1``,
-    the binomial built up in k by exact integer steps."""
-    out = [1]
-    binom = 1  # C(k + p - 3, p - 2) at k = 1
-    for k in range(1, kmax + 1):
-        if k > 1:
-            binom = binom * (k + p - 3) // (k - 1)
-        out.append((2 * k + p - 2) * binom // k)
-    return out
-
-
 @dataclass(frozen=True)
 class SpectrumTable:
     """The core ``Spectrum`` of a :class:`SpectrumTableRequest`."""
@@ -107,20 +95,11 @@ class SpectrumTable:
     spectrum: object
 
     def csv_table(self) -> tuple[list[str], list[list]]:
-        """``k, multiplicity, mu, error_estimate`` per degree; ``log10_mu, trustworthy``
-        as well where the core provides ``log10_mu`` (eigenvalues below the float64 range).
-        Multiplicities are exact integers (beyond float64 at large p, never ``inf``)."""
-        sp = self.spectrum
-        header = ["k", "multiplicity", "mu", "error_estimate"]
-        rows = [list(r)[:4] for r in sp.rows()]
-        for row, n in zip(rows, exact_multiplicities(sp.dim, len(rows) - 1)):
-            row[1] = n
-        log10_mu = getattr(sp, "log10_mu", None)
-        if log10_mu is not None:
-            header += ["log10_mu", "trustworthy"]
-            for row, lg, ok in zip(rows, np.asarray(log10_mu, dtype=np.float64), sp.trustworthy):
-                row += [float(lg), bool(ok)]
-        return header, rows
+        """One row per degree: ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy``
+        (``Spectrum.rows()``: the multiplicity an exact integer; ``log10_mu`` the base-10
+        logarithm of μ_k, also below the float64 range, blank for exact zeros and values
+        below the resolution; ``trustworthy`` whether μ_k is vouched for)."""
+        return list(SPECTRUM_COLUMNS), [list(row) for row in self.spectrum.rows()]
 
 
 @dataclass(frozen=True)
