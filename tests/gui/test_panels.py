@@ -370,15 +370,26 @@ def test_nothing_clipped_in_a_narrow_window(qtbot, dispatcher, cls):
         assert rect.contains(item.legend.sceneBoundingRect())
 
 
-def test_grid_stacks_under_the_curves_in_every_plot(qtbot, dispatcher):
-    """The SVG exporter writes items in z order: axes (which draw the grid) must sit
-    below the view box holding the curves."""
+def test_svg_draws_the_grid_before_the_curves(qtbot, dispatcher, tmp_path):
+    """SVG keeps the screen's stacking: every light-grey grid line comes before the
+    first curve in document order (else the grid is drawn over the curves)."""
+    import re
+
+    from ntkviz.gui.export import export_plot
+    from ntkviz.gui.widgets import PALETTE
+
     for cls in (QtKernelCurvesPanel, QtSpectrumPanel):
-        panel = cls(dispatcher)
-        qtbot.addWidget(panel)
-        for item in panel.plot_items().values():
-            for name in ("left", "bottom"):
-                assert item.getAxis(name).zValue() < item.getViewBox().zValue()
+        panel = make(qtbot, cls, dispatcher)
+        for view, item in panel.plot_items().items():
+            export_plot(item, tmp_path / f"{view}.svg")
+            text = (tmp_path / f"{view}.svg").read_text()
+            strokes = [m.group(1).lower() for m in re.finditer(r'stroke="#([0-9a-f]{6})"', text,
+                                                                re.IGNORECASE)]
+            grey = [i for i, c in enumerate(strokes)
+                    if all(int(c[j:j + 2], 16) >= 0xd0 for j in (0, 2, 4))]
+            first_curve = min(i for i, c in enumerate(strokes)
+                              if c in {p[1:].lower() for p in PALETTE[:2]})
+            assert grey and max(grey) < first_curve, (view, strokes[:12])
 
 
 def test_values_table_is_scientific_full_precision_right_aligned(qtbot, spectrum_panel):

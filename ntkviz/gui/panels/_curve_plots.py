@@ -1,8 +1,7 @@
 """Plot pieces shared by the kernel-curve and eigenvalue-decay panels.
 
 * :func:`log_plot` — :func:`ntkviz.gui.widgets.make_plot` with the legend
-  under the x axis (:func:`legend_below`, covering no data), the grid under the
-  curves, and optionally a y axis of log10 values labelled 10ⁿ that is not
+  under the x axis (:func:`legend_below`, covering no data) and optionally a y axis of log10 values labelled 10ⁿ that is not
   limited to the float64 range (the spectrum plots log10 μ_k, which may be −2000);
 * :class:`Log10Hover` — the hover read-out for curves drawn as log10 values;
 * :func:`sci` — full-precision scientific notation from a value or its log10.
@@ -41,8 +40,8 @@ def sci(value: float | None = None, log10: float | None = None, digits: int = 10
 def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y: bool = False,
              log_y_values: bool = False) -> pg.PlotWidget:
     """A plot as :func:`ntkviz.gui.widgets.make_plot` (axes labelled 10ⁿ on log scales,
-    never a scale factor) with its legend under the x axis (:func:`legend_below`) and
-    the grid under the curves. ``log_y_values``: the curves hold log10 of the values on
+    never a scale factor, grid under the curves) with its legend under the x axis
+    (:func:`legend_below`). ``log_y_values``: the curves hold log10 of the values on
     a linear view and the left axis labels them as 10ⁿ (values below 10⁻³⁰⁸ stay
     drawable: the view is not limited to the float64 range)."""
     w = make_plot(title, xlabel, ylabel, log_x=log_x, log_y=log_y, legend=False)
@@ -51,11 +50,6 @@ def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y
     if log_y_values:
         item.getAxis("left").setLogMode(True)
         vb.setLogMode("y", False)
-    for name in ("left", "bottom"):
-        # under the view box (z −100), so grid lines stay under the curves in SVG too
-        # (the SVG exporter stacks by z value)
-        axis = item.getAxis(name)
-        axis.setZValue(min(axis.zValue(), vb.zValue() - 1))
     legend_below(item)
     return w
 
