@@ -25,7 +25,7 @@ __all__ = ["QtTrainingPanel"]
 
 #: a figure narrower than this (logical pixels: a small window or export) has its legend
 #: under the plots, in three columns, so that the plots keep their width — when it is tall
-#: enough for that (260 px per row of plots); else the legend stays beside them
+#: enough for that (200 px per row of plots left); else the legend stays beside them
 NARROW_PX = 860
 
 HELP = """
@@ -142,7 +142,10 @@ class QtTrainingPanel(QtPanel):
         if "metrics" in changed:
             for v in self.views:
                 v.set_metrics(p.metrics)
-            self._fill_legend()
+            if self._legend_fits_below() != self._legend_below:  # its height changed
+                self._arrange(self._rows_shown, force=True)
+            else:
+                self._fill_legend()
         if "autoplay" in changed and not p.autoplay:
             self.pause()
         if "frame" in changed and not self._writing_frame and self.frame_count():
@@ -297,21 +300,35 @@ class QtTrainingPanel(QtPanel):
         else:
             lay.addItem(self.legend, row=0, col=3, rowspan=rows)
             lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
-        for c, stretch in enumerate((10, 10, 13, 0 if below else 1)):
+        # a narrow figure gives its spare width to the metric plot (a label per decade)
+        narrow = lay.geometry().width() < NARROW_PX
+        for view in self.views:
+            view.set_compact(narrow)
+        for c, stretch in enumerate((3, 2, 4, 0) if narrow else (10, 10, 13, 0 if below else 1)):
             lay.layout.setColumnStretchFactor(c, stretch)
         for r in range(rows + 1):
             lay.layout.setRowStretchFactor(r, 0 if r == rows else 1)
 
     def _legend_fits_below(self) -> bool:
+        """Narrow figure, and room under the plots for the legend in three columns (its
+        height estimated: about 21 px per row) leaving 200 px per row of plots."""
         size = self.layout_item.geometry().size()
-        return size.width() < NARROW_PX and size.height() / max(self._rows_shown, 1) >= 260
+        legend_rows = 1 + max(4, 6, len(self.model.params.metrics))
+        plots_height = size.height() - (21 * legend_rows + 20)
+        return size.width() < NARROW_PX and plots_height / max(self._rows_shown, 1) >= 200
 
     def _fill_legend(self) -> None:
+        # beside the plots of a narrow figure: smaller text leaves the metric plot the
+        # width of a label per decade of time
+        narrow = self.layout_item.geometry().width() < NARROW_PX and not self._legend_below
+        self.legend.opts["labelTextSize"] = "7pt" if narrow else "8pt"
         fill_legend(self.legend, self.views[0], self.model.params.metrics,
                     columns=3 if self._legend_below else 1)
 
     def _on_figure_resized(self) -> None:
-        if self._legend_fits_below() != self._legend_below:
+        narrow = self.layout_item.geometry().width() < NARROW_PX
+        if (self._legend_fits_below() != self._legend_below
+                or narrow != self.views[0].compact):
             self._arrange(self._rows_shown, force=True)
 
     # ------------------------------------------------------------------ export

@@ -46,32 +46,31 @@ def power_of_ten_label(log_value: float) -> str:
 
 
 class _LogAxis(DecadeLogAxis):
-    """A log axis whose labels are all powers of ten (:func:`power_of_ten_label`): one
-    style, and short, so a label never runs past the figure's edge."""
+    """A log axis labelled in powers of ten (:func:`power_of_ten_label`: one style, short
+    labels), a label every 1, 2, 3, 5, 10 … decades: the densest step that leaves
+    :attr:`label_px` pixels per label (pyqtgraph's own choice left two labels on the
+    15 decades of a metric plot)."""
+
+    #: pixels per labelled tick (a "10⁻¹⁰" label is ~24 px wide, ~14 px high)
+    label_px = {"bottom": 24.0, "top": 24.0, "left": 20.0, "right": 20.0}
+    steps = (1, 2, 3, 5, 10, 20, 50, 100)
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
+        levels = super().tickSpacing(minVal, maxVal, size)
+        span = abs(maxVal - minVal)
+        if not self.logMode or span < 2 or size <= 0:
+            return levels  # within two decades: pyqtgraph's 1, 2, 5 ticks
+        room = size / self.label_px[self.orientation]
+        step = next((s for s in self.steps if span / s <= room), self.steps[-1])
+        return [(float(step), 0.0)] + [level for level in levels if level[0] < step]
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
         strings = super().logTickStrings(values, scale, spacing)  # which ticks are labelled
         return [power_of_ten_label(float(v)) if text else "" for v, text in zip(values, strings)]
 
 
-class _TimeAxis(_LogAxis):
-    """A log axis labelling every decade when there is room for it (:attr:`min_decade_px`
-    per decade): a run's time axis spans 3–6 decades, and pyqtgraph's every-other-decade
-    labels left only two on a narrow plot."""
-
-    min_decade_px = 22.0
-
-    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
-        levels = super().tickSpacing(minVal, maxVal, size)
-        span = abs(maxVal - minVal)
-        if (self.logMode and levels and levels[0][0] > 1 and span > 0
-                and size / span >= self.min_decade_px):
-            return [(1.0, 0.0)] + [level for level in levels if level[0] < 1]
-        return levels
-
-
 def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.PlotItem:
-    axes = {"bottom": _TimeAxis("bottom"), "left": _LogAxis("left")} if log else {}
+    axes = {"bottom": _LogAxis("bottom"), "left": _LogAxis("left")} if log else {}
     item = pg.PlotItem(axisItems=axes)
     item.setTitle(title, size="10pt")
     item.setLabel("bottom", xlabel)
@@ -236,6 +235,7 @@ class RunView:
         self.metric_curves: dict[str, pg.PlotDataItem] = {}
         self.cursor = _Cursor(angle=90, pen=pg.mkPen("#444444", width=1, style=dash))
         self.metrics.addItem(self.cursor, ignoreBounds=True)
+        self.compact = False  # short titles (a narrow figure)
         # per-response caches
         self.result = None
         self.positions = np.zeros((0, 0, 2))
@@ -246,6 +246,15 @@ class RunView:
     def plots(self):
         return self.neurons, self.predictor, self.metrics
 
+    def set_compact(self, compact: bool) -> None:
+        """Title the neurons with α only (a narrow figure: the title is the plot's minimum
+        width) or with α and τ."""
+        self.compact = compact
+        if self.result is not None:
+            cfg = self.result.setup.config
+            text = f"α = {cfg.alpha:.4g}" + ("" if compact else f", τ = {cfg.tau:.3g}")
+            self.neurons.setTitle(text, size="10pt")
+
     def set_result(self, result, shown_metrics) -> None:
         """A (possibly longer) version of this run's result arrived."""
         fresh = self.result is None or self.result.setup is not result.setup
@@ -253,7 +262,7 @@ class RunView:
         cfg, setup = result.setup.config, result.setup
         if fresh:
             # short: a long title is the plot's minimum width (the formula is in the legend)
-            self.neurons.setTitle(f"α = {cfg.alpha:.4g}, τ = {cfg.tau:.3g}", size="10pt")
+            self.set_compact(self.compact)
             for axis, sub in (("bottom", "₁"), ("left", "₂")):  # d > 2: (e₁, e₂) coordinates
                 self.neurons.setLabel(axis, f"p{sub}" if cfg.dim == 2 else f"p{sub} (e{sub})")
             tp = setup.teacher_positions
@@ -265,6 +274,11 @@ class RunView:
             else:
                 self.train_points.setData([], [])
             self.curves["target"].setData(setup.grid_angles, setup.y_grid)
+            # the whole run's time span, fixed: frames streaming in do not re-range it, and
+            # auto-range padding (almost a decade on a narrow log plot) costs labels
+            steps = cfg.frame_steps()
+            times = cfg.lr * steps[steps > 0]
+            self.metrics.setXRange(np.log10(times[0]), np.log10(times[-1]), padding=0.01)
             self.radius = 0.0
             self.seen = 0
             self.ylim = (float(setup.y_grid.min()), float(setup.y_grid.max()))
