@@ -1,6 +1,6 @@
 """Slow, obvious NumPy reference of the CKN / convolutional NTK (tests only).
 
-The full 4-D tensor recursion of ``docs/spec.md`` §3.2 written directly:
+The full 4-D tensor recursion written directly:
 input Gram tensor by ``einsum``, patch sums by shifting the whole tensor,
 the non-linearity elementwise, pooling by ``einsum`` with the dense 1-D
 pooling matrices. Conventions as :mod:`ntkviz.core.cntk` (reference HEAD; the
@@ -45,7 +45,7 @@ def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture) -> tuple
     N = dict(G)
     for k, lay in enumerate(arch.layers):
         h, w = G["xy"].shape[:2]
-        offs = patch_offsets(lay.npatch)
+        offs = patch_offsets(lay.npatch, arch.even_patch_offsets)
         nu = 1.0 if arch.patch_normalization == "sum" else 1.0 / lay.npatch ** 2
         P = {key: _shift_sum(T, offs, nu) for key, T in G.items()}
         Q = P if k == 0 else {key: _shift_sum(T, offs, nu) for key, T in N.items()}

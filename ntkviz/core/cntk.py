@@ -10,16 +10,18 @@ shape (H, W) or (H, W, C):
   (NeurIPS 2019), Prop. 2; the NTK recursion carries the CKN one, so both come
   out of a single pass.
 
-Conventions (ntkviz's definition, ``docs/spec.md`` §3.3): those of the
-reference implementation albietz/ckn_kernel at its 2021 HEAD (``c59fe52``):
+Conventions (ntkviz's definition): those of the reference implementation albietz/ckn_kernel at its 2021 HEAD (``c59fe52``):
 
 1. "same" zero padding; the patch kernel is the **plain sum**
    ``P(u, u') = sum_{v in S} G(u + v, u' + v)`` over ``S = V x V``, a term
    dropped when a shifted position falls off the grid. ``V`` is what the
    reference's code sums (:func:`patch_offsets`): ``{-1, 0, 1}`` for s = 3,
    ``{-2..2}`` for s = 5, and for even s ``{-s/2 .. s/2 - 1}`` (e.g. ``{-1, 0}``
-   for s = 2; ``docs/spec.md`` §3.3 writes ``{0, 1}``, which the code does not
-   do -- no oracle uses an even patch). ``patch_normalization="mean"`` multiplies every patch sum by the
+   for s = 2, ``{-2..1}`` for s = 4): the window leans backwards. The other
+   common convention, neural-tangents' 'SAME' padding, leans forwards
+   (``{0, 1}`` for s = 2, ``{-1..2}`` for s = 4); choose it with
+   ``Architecture(even_patch_offsets="same")``. Odd s are the same in both.
+   ``patch_normalization="mean"`` multiplies every patch sum by the
    paper's ``1/|S| = 1/s^2`` instead (Prop. 2's ``|S_k|^{-1/2}`` patch
    operator): for the 1-homogeneous ``relu`` and ``exp`` kernels this
    multiplies every kernel value by ``prod_l s_l^-2`` and leaves cosines and
@@ -50,7 +52,7 @@ follow the reference, so values agree with it to ~1e-16 and bit for bit where
 its sums are sequential (average/strided pooling, model M3). This matters for
 NTK self-pairs, where c = 1 - O(ulp) is amplified by kappa0's infinite slope.
 
-Performance design (``docs/spec.md`` §3.6): the per-image "norm" pipeline
+Performance design: the per-image "norm" pipeline
 (the ``(x, x)`` pass) is computed once and kept in an :class:`ImageNorms`; a
 pair then costs one cross pass. The cross pass never materialises the
 ``(H, W, H, W)`` tensor of the first layer: for each y position with a
@@ -85,6 +87,7 @@ __all__ = [
     "POOLINGS",
     "PATCH_KERNELS",
     "PATCH_NORMALIZATIONS",
+    "EVEN_PATCH_OFFSETS",
     "MODES",
     "ImageNorms",
     "GramProgress",
@@ -100,6 +103,8 @@ __all__ = [
 ]
 
 POOLINGS = ("gaussian", "average", "strided")
+#: patch offsets of even patch sizes: the reference code's {-s/2 .. s/2-1} or 'SAME' {-(s/2-1) .. s/2}
+EVEN_PATCH_OFFSETS = ("reference", "same")
 PATCH_KERNELS = ("relu", "exp")
 PATCH_NORMALIZATIONS = ("sum", "mean")
 MODES = ("ckn", "ntk")
@@ -159,10 +164,15 @@ class Architecture:
 
     ``patch_normalization="sum"`` is the reference (albietz/ckn_kernel HEAD)
     convention, the ntkviz default; ``"mean"`` is the paper's ``1/|S|``.
+    ``even_patch_offsets`` places the window of an even patch size ``s``:
+    ``"reference"`` (default) sums offsets ``{-s/2 .. s/2 - 1}`` (``{-1, 0}`` for
+    s = 2, as the reference code), ``"same"`` sums ``{-(s/2 - 1) .. s/2}`` (``{0, 1}``
+    for s = 2, neural-tangents' 'SAME' padding). Odd patch sizes are not affected.
     """
 
     layers: tuple[Layer, ...]
     patch_normalization: str = "sum"
+    even_patch_offsets: str = "reference"
 
     def __post_init__(self):
         object.__setattr__(self, "layers", tuple(self.layers))
@@ -179,7 +189,8 @@ class Architecture:
                 raise ValueError(f"layer {k} must be a Layer, got {type(lay).__name__}")
             layers.append(lay.validated(f"layer {k}"))
         norm = check_choice("patch_normalization", self.patch_normalization, PATCH_NORMALIZATIONS)
-        return Architecture(tuple(layers), norm)
+        even = check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
+        return Architecture(tuple(layers), norm, even)
 
     @property
     def supports_ntk(self) -> bool:
@@ -226,6 +237,8 @@ class Architecture:
             pf = "" if lay.poolfactor is None else f" pf={lay.poolfactor}"
             parts.append(f"{lay.npatch}x{lay.npatch}/{lay.subsampling} {lay.pooling}{pf} {kern}")
         norm = "" if self.patch_normalization == "sum" else " (1/|S| patches)"
+        if self.even_patch_offsets != "reference" and any(lay.npatch % 2 == 0 for lay in self.layers):
+            norm += f" (even patches: {self.even_patch_offsets})"
         return " | ".join(parts) + norm
 
 
@@ -233,7 +246,7 @@ def _preset(*layers: tuple) -> Architecture:
     return Architecture(tuple(Layer(*lay) for lay in layers))
 
 
-#: The oracle models of ``docs/spec.md`` §3.3 (M1 is the reference's README example).
+#: Four reference models (M1 is the reference code's README example).
 PRESETS: dict[str, Architecture] = {
     "M1": _preset((3, 2, "gaussian", "relu"), (3, 5, "gaussian", "relu")),
     "M2": _preset((3, 2, "gaussian", "relu"), (3, 2, "gaussian", "relu"), (3, 2, "gaussian", "relu")),
@@ -263,22 +276,25 @@ def architecture_from_dict(obj) -> Architecture:
     Accepts the reference's model format -- a list of layer dicts with keys
     ``npatch``, ``subsampling`` and optional ``pooling`` (default gaussian),
     ``kernel`` (default relu), ``sigma`` (1.0), ``poolfactor`` (= subsampling)
-    -- or a dict ``{"layers": [...], "patch_normalization": "sum"|"mean"}``.
+    -- or a dict ``{"layers": [...], "patch_normalization": "sum"|"mean",
+    "even_patch_offsets": "reference"|"same"}`` (both optional).
     """
     norm = "sum"
+    even = "reference"
     if isinstance(obj, dict):
-        unknown = sorted(set(obj) - {"layers", "patch_normalization"})
+        unknown = sorted(set(obj) - {"layers", "patch_normalization", "even_patch_offsets"})
         if unknown:
-            raise ValueError(f"architecture: unknown key(s) {', '.join(unknown)}; "
-                             "expected 'layers' and optional 'patch_normalization'")
+            raise ValueError(f"architecture: unknown key(s) {', '.join(unknown)}; expected 'layers' "
+                             "and optional 'patch_normalization', 'even_patch_offsets'")
         if "layers" not in obj:
             raise ValueError("architecture: missing key 'layers' (a list of layer dicts)")
         norm = obj.get("patch_normalization", "sum")
+        even = obj.get("even_patch_offsets", "reference")
         obj = obj["layers"]
     if not isinstance(obj, (list, tuple)) or not obj:
         raise ValueError("architecture must be a non-empty list of layer dicts")
     layers = tuple(_layer_from_dict(d, k) for k, d in enumerate(obj, 1))
-    return Architecture(layers, norm).validated()
+    return Architecture(layers, norm, even).validated()
 
 
 def architecture_to_dict(arch: Architecture) -> dict:
@@ -291,7 +307,10 @@ def architecture_to_dict(arch: Architecture) -> dict:
         if lay.poolfactor is not None:
             d["poolfactor"] = lay.poolfactor
         layers.append(d)
-    return {"layers": layers, "patch_normalization": arch.patch_normalization}
+    out = {"layers": layers, "patch_normalization": arch.patch_normalization}
+    if arch.even_patch_offsets != "reference":
+        out["even_patch_offsets"] = arch.even_patch_offsets
+    return out
 
 
 # --------------------------------------------------------------------------- pooling filters
@@ -324,15 +343,19 @@ _NI = 11  # ints per layer in the plan table
 (_H, _W, _S, _HO, _WO, _KERN, _HPTR, _HENT, _WPTR, _WENT, _NOFF) = range(_NI)
 
 
-def patch_offsets(s: int) -> list[int]:
+def patch_offsets(s: int, even: str = "reference") -> list[int]:
     """Patch offsets v of an ``s x s`` patch, in the reference's summation order.
 
     The reference (HEAD) adds ``G(u - r, u' - r)`` for ``r = start .. start+s-1``
     with ``start = -((s-1)//2)`` (C++ division), after the ``r = 0`` term:
     offsets ``{-1, 0, 1}`` for s = 3, ``{-2..2}`` for s = 5, and for even s
     the window leans backwards: ``{-1, 0}`` for s = 2, ``{-2..1}`` for s = 4.
+    ``even="same"`` (neural-tangents' 'SAME' padding) leans forwards for even s:
+    ``{0, 1}`` for s = 2, ``{-1..2}`` for s = 4 (the ``0`` term still first).
     """
     start = -((s - 1) // 2)
+    if even == "same" and s % 2 == 0:
+        return [0] + [v for v in range(start, start + s) if v != 0]
     return [0] + [-r for r in range(start, start + s) if r != 0]
 
 
@@ -374,7 +397,7 @@ def _plan(arch: Architecture, height: int, width: int, channels: int) -> _Plan:
                 ptr.append(ptr[-1] + len(nz))
             ptrs.extend(ptr)
         s = lay.npatch
-        offsets[k, :s] = patch_offsets(s)
+        offsets[k, :s] = patch_offsets(s, arch.even_patch_offsets)
         lay_i[k] = (h, w, s, ho, wo, PATCH_KERNELS.index(lay.kernel), *axis, norm_off)
         lay_f[k] = (1.0 if arch.patch_normalization == "sum" else 1.0 / (s * s), 1.0 / (lay.sigma ** 2))
         norm_off += h * w
@@ -740,14 +763,14 @@ def _as_image(image, name: str = "image") -> np.ndarray:
     return np.ascontiguousarray(img, dtype=np.float64)
 
 
-def _patches(img: np.ndarray, s: int) -> np.ndarray:
+def _patches(img: np.ndarray, s: int, even: str = "reference") -> np.ndarray:
     """Zero-padded first-layer patches of an (H, W, C) image, transposed: ``(s*s*C, H*W)``.
 
     Column ``i*W + j`` holds ``x[i + a, j + b, c]`` ordered (b, a, c), with a, b
     running over :func:`patch_offsets` (the order of the reference's patch sums).
     """
     h, w, c = img.shape
-    offs = patch_offsets(s)
+    offs = patch_offsets(s, even)
     m = max(abs(v) for v in offs)
     pad = np.zeros((h + 2 * m, w + 2 * m, c))
     pad[m:m + h, m:m + w] = img
@@ -826,7 +849,7 @@ def image_norms(image, arch: Architecture) -> ImageNorms:
             _NORMS_CACHE.move_to_end(key)
             return hit
     plan = _plan(arch, *img.shape)
-    px = _patches(img, arch.layers[0].npatch)
+    px = _patches(img, arch.layers[0].npatch, arch.even_patch_offsets)
     norms = np.zeros(plan.norm_len)
     ntk = arch.supports_ntk
     kc, kn = _run_pipeline(True, px, px, norms, norms, plan, ntk)
@@ -878,11 +901,10 @@ def rel_distances(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) 
     """Relative feature distances ``||Phi(x) - Phi(y)|| / ||Phi(x)||`` for (CKN, NTK).
 
     ``||Phi(x) - Phi(y)||^2 = k_xx + k_yy - 2 k_xy`` is clamped at 0 before the
-    square root (``docs/spec.md`` §3.2). If ``x`` has zero features (an all-zero
+    square root. If ``x`` has zero features (an all-zero
     image) the value is 0 when ``y`` has zero features too and ``inf``
-    otherwise. The NTK entry is NaN for architectures without NTK. Under the
-    reference conventions NTK values below ~1e-4 are dominated by rounding
-    (spec §3.5).
+    otherwise. The NTK entry is NaN for architectures without NTK. NTK distances
+    below ~1e-4 are dominated by rounding (the cancellation in k_xx + k_yy - 2 k_xy).
     """
     kc, kn = cross_kernels(norms_x, norms_y, arch)
     return (_rel(norms_x.k_ckn, norms_y.k_ckn, kc), _rel(norms_x.k_ntk, norms_y.k_ntk, kn))
@@ -924,7 +946,7 @@ class _Batch:
         n, h, w, c = stack.shape
         self.plan = plan = _plan(arch, h, w, c)
         s0 = arch.layers[0].npatch
-        self.patches = np.stack([_patches(im, s0) for im in stack])
+        self.patches = np.stack([_patches(im, s0, arch.even_patch_offsets) for im in stack])
         self.norms = np.zeros((n, plan.norm_len))
         self.self_ckn = np.full(n, np.nan)
         self.self_ntk = np.full(n, np.nan)

@@ -103,6 +103,9 @@ REF_CASES = [
     ("exp kernel", Architecture((Layer(3, 2, "gaussian", "exp", 0.8), Layer(2, 2, "average", "exp", 1.3))),
      (12, 15, 1)),
     ("paper 1/|S| normalisation", Architecture(PRESETS["M3"].layers, "mean"), (15, 15, 2)),
+    ("even patches 'same' offsets",
+     Architecture((Layer(2, 2, "average", poolfactor=3), Layer(4, 1, "gaussian", poolfactor=2),
+                   Layer(1, 2, "strided")), even_patch_offsets="same"), (16, 13, 3)),
 ]
 
 
@@ -148,6 +151,9 @@ def test_patch_offsets_and_pooling_filters():
     assert sorted(patch_offsets(3)) == [-1, 0, 1]
     assert sorted(patch_offsets(2)) == [-1, 0]
     assert sorted(patch_offsets(5)) == [-2, -1, 0, 1, 2]
+    assert sorted(patch_offsets(2, "same")) == [0, 1]  # neural-tangents 'SAME'
+    assert sorted(patch_offsets(4)) == [-2, -1, 0, 1] and sorted(patch_offsets(4, "same")) == [-1, 0, 1, 2]
+    assert patch_offsets(3, "same") == patch_offsets(3) and patch_offsets(5, "same") == patch_offsets(5)
     g = pooling_matrix(Layer(3, 2, "gaussian"), 28)
     assert g.shape == (13, 28)
     taps = np.exp(-np.arange(-2, 3) ** 2 / 4.0)
@@ -252,3 +258,28 @@ def test_gram_iter_progress_cancel_and_cross_matrix(digits12):
     np.testing.assert_allclose(C, K[:2, 2:6], rtol=1e-13)
     with pytest.raises(ValueError, match="images_b must have the image shape"):
         gram_matrix(digits12[:2], arch, "ckn", images_b=digits12[:2, :20, :20])
+
+
+def test_even_patch_offsets_convention():
+    """'same' sums x(u + v) y(u' + v) over v in {0, 1}²: a one-layer, 2x2-patch, 1x1 average
+    pooled CKN on images with one non-zero pixel each is a closed form."""
+    from ntkviz.core.cntk import architecture_from_dict, architecture_to_dict
+
+    x = np.zeros((4, 4))
+    x[1, 1] = 2.0
+    for even, covering in (("reference", {(1, 1), (1, 2), (2, 1), (2, 2)}),
+                           ("same", {(0, 0), (0, 1), (1, 0), (1, 1)})):
+        arch = Architecture((Layer(2, 1, "average"),), even_patch_offsets=even)
+        # the 2x2 patch at u holds x(u + v): non-zero exactly where u + v = (1, 1) for some v
+        norms = image_norms(x, arch)
+        # every covering position has the patch norm 2 and kappa1(1) = 1: K(x, x) = 4 * #positions
+        assert norms.k_ckn == pytest.approx(4.0 * len(covering), rel=1e-15)
+        y = np.zeros((4, 4))
+        y[0, 0] = 1.0  # a pixel at the corner: 'reference' reaches it from u = (0,0),(0,1),(1,0),(1,1)
+        ky = image_norms(y, arch).k_ckn
+        assert ky == pytest.approx(4.0 if even == "reference" else 1.0, rel=1e-15)
+        assert architecture_from_dict(architecture_to_dict(arch)) == arch
+    with pytest.raises(ValueError, match="even_patch_offsets must be one of"):
+        Architecture((Layer(2, 1),), even_patch_offsets="valid").validated()
+    with pytest.raises(ValueError, match="even_patch_offsets"):
+        architecture_from_dict({"layers": [{"npatch": 2, "subsampling": 1}], "even_patch_offsets": 1})
