@@ -1,0 +1,32 @@
+"""The curated public API of ntkviz.core (thin, documented, lazily loaded)."""
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import ntkviz.core as core
+
+
+def test_every_public_name_resolves_and_is_documented():
+    assert len(core.__all__) == len(set(core.__all__)) <= 60
+    for name in core.__all__:
+        value = getattr(core, name)
+        assert value is getattr(__import__(f"ntkviz.core.{core._API[name]}",
+                                           fromlist=[name]), name)
+        if inspect.isfunction(value) or inspect.isclass(value):
+            assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+        assert name in core.__doc__, f"{name} is not described in the package docstring"
+
+
+def test_helpers_are_not_public_but_still_reachable():
+    assert not any(n.startswith("check_") for n in core.__all__)
+    assert "pooling_matrix" not in core.__all__
+    assert core.check_int("n", 3, 1, 5) == 3  # compatibility: any module name still resolves
+
+
+def test_import_is_lazy():
+    code = ("import sys, ntkviz.core as c; assert 'numba' not in sys.modules; "
+            "c.kappa1; assert 'ntkviz.core.cntk' not in sys.modules; print('ok')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.stdout.strip() == "ok", proc.stderr[-300:]
