@@ -124,8 +124,8 @@ def test_tiny_deformation_reads_below_resolution(qtbot, panel):
     resp = DeformRequest(panel.digit, Deformation(translate_x=1e-7), PRESETS["M1"])()
     assert resp.pixel_distance > 0
     panel.apply_response(resp)
-    assert readout_value(panel, "ntk") == "below numerical resolution (< 1e-04)"
-    assert readout_value(panel, "ckn") == "below numerical resolution (< 1e-07)"
+    assert readout_value(panel, "ntk") == "< 1e-04 (below resolution)"
+    assert readout_value(panel, "ckn") == "< 1e-07 (below resolution)"
     assert readout_value(panel, "ratio") == "–"
 
 
@@ -404,3 +404,8 @@ def test_context_legend_covers_no_bar(qtbot, panel):
     view = panel.context_plot.getViewBox().sceneBoundingRect()
     assert not panel.context.legend.sceneBoundingRect().intersects(view)
     assert "context" in panel.plot_items()
+
+
+def test_fits_a_1280_by_720_window(panel):
+    hint = panel.minimumSizeHint()
+    assert hint.width() <= 1260 and hint.height() <= 640  # tab frame and menus around it

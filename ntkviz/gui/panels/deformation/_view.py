@@ -35,7 +35,7 @@ def _format_distance(value: float, below: bool, resolution: float, identical: bo
     if math.isinf(value):
         return "∞ (the digit is all zero)"
     if below:
-        return f"below numerical resolution (< {resolution:.0e})"
+        return f"< {resolution:.0e} (below resolution)"
     return f"{value:.4g}"
 
 
@@ -142,7 +142,7 @@ class QtDeformationPanel(QtPanel):
             r.setFont(font)
             plain = name.replace("<sub>", "").replace("</sub>", "")
             r.setMinimumWidth(r.fontMetrics().horizontalAdvance(
-                f"{plain} = below numerical resolution (< 1e-04)"))
+                f"{plain} = < 1e-04 (below resolution)"))
             self.readouts[key] = r
             g.addWidget(r, i % 3, i // 3)
         return box
