@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +29,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ntkviz.gui.panels import PANELS, TITLES, resolve
 from ntkviz.gui.session import SESSION_FORMAT, Session, read_session, validate_session, \
     write_session
-from ntkviz.gui.startup import BACKGROUND_KEYS, start_window, warm_up_kernels
+from ntkviz.gui.startup import BACKGROUND_KEYS, import_core, start_window, warm_up_kernels
 
 __all__ = ["MainWindow", "ExportDialog", "MessageBar", "SESSION_FORMAT", "warm_up_kernels"]
 
@@ -181,6 +182,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._pending: dict[str, dict] = {}  # restored parameters of panels not built yet
         self._pages: dict[str, QtWidgets.QWidget] = {}
         self._started = False
+        self._start_requested = False
+        dispatcher.returned.connect(self._on_job_done)
+        dispatcher.errored.connect(self._on_job_error)
         self._panel_text: dict[str, str] = {}  # each panel's last status text
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -204,8 +208,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         dispatcher.busy.connect(self._on_busy)
         dispatcher.yielded.connect(self._on_yielded)
-        dispatcher.returned.connect(self._on_job_done)
-        dispatcher.errored.connect(self._on_job_error)
         self._busy_since: dict[str, QtCore.QElapsedTimer] = {}
         self._progress_timer = QtCore.QTimer(self)
         self._progress_timer.setInterval(100)
@@ -268,6 +270,14 @@ class MainWindow(QtWidgets.QMainWindow):
     def start(self) -> None:
         """Import the core on a worker, compute the visible panel, then the other
         built panels and the numba warm-up (:func:`ntkviz.gui.startup.start_window`)."""
+        self._start_requested = True
+        if "ntkviz.jobs" not in sys.modules:
+            # the numeric core (numba, scipy: about a second) is imported on a worker
+            # after the window has shown (importing it meanwhile delays the window
+            # and not the first plot); computing starts once it is loaded
+            self.compile_label.setText("loading the numeric core…")
+            self.dispatcher.submit("_core", import_core, immediate=True)
+            return
         start_window(self)
 
     # ------------------------------------------------------- lazy panels
@@ -319,8 +329,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_status(text, error=bool(getattr(panel, "last_error", "")))
 
     def _on_job_done(self, key: str, rid: int, response) -> None:
-        if key == "_core" and not self._started:
-            self.start()
+        if key == "_core":
+            if self._start_requested and not self._started:
+                start_window(self)
         elif key == "_warmup":
             self.compile_label.setText("")
             self.show_message("kernels compiled and ready")

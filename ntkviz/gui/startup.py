@@ -2,7 +2,8 @@
 
 The window shows before the numeric core (numba, scipy) is imported. Then:
 
-1. the core is imported on a worker (``_core`` job), the window stays responsive;
+1. the core is imported on a worker (``_core`` job) once the window is shown:
+   the window stays responsive meanwhile;
 2. the visible panel computes first (numba compiles one function at a time, so
    nothing else competes with the first plot);
 3. once it has drawn (or failed), the other built panels compute and every
@@ -13,7 +14,6 @@ The window shows before the numeric core (numba, scipy) is imported. Then:
 from __future__ import annotations
 
 import importlib
-import sys
 
 from ntkviz.gui.panels import resolve
 
@@ -42,12 +42,8 @@ def import_core() -> str:
 
 
 def start_window(window) -> None:
-    """Run the start-up sequence of ``window`` (a :class:`MainWindow`); called again
-    by the window when the ``_core`` job has finished."""
-    if "ntkviz.jobs" not in sys.modules:
-        window.compile_label.setText("loading the numeric core…")
-        window.dispatcher.submit("_core", import_core, immediate=True)
-        return
+    """Compute the visible panel of ``window`` (a :class:`MainWindow`), then the rest
+    (steps 2 and 3 above); the window calls it once the core is loaded."""
     window._started = True
     window.compile_label.setText("compiling kernels…")
     current = window.current_panel()
