@@ -121,3 +121,23 @@ def test_bad_arguments(images):
         GramRun(a, None, ARCH, ("ntk",), 0)
     with pytest.raises(ValueError, match="same image size"):
         GramRun(a, np.zeros((2, 9, 9)), ARCH, ("ntk",), 4)
+
+
+def test_killed_worker_does_not_fail_the_run():
+    """A worker process killed (SIGKILL) after the first tile: Dask reruns its tiles
+    (pure tasks) and the matrix equals the in-process one."""
+    import os
+    import signal
+
+    a = np.random.default_rng(4).random((240, 8, 8))  # tiles of ~10^4 cheap pairs
+    local = compute_gram(a, None, ARCH, ("ntk",), tile=60)["ntk"]
+    with dask_client(workers=2) as client:
+        pids = list(client.run(os.getpid).values())
+        run = GramRun(a, None, ARCH, ("ntk",), 60)
+        killed = False
+        for ev in run.events(client):
+            if ev.tile is not None and not killed:
+                os.kill(pids[0], signal.SIGKILL)
+                killed = True
+        assert killed and run.tiles_computed == run.tiles_total == 10
+    np.testing.assert_allclose(run.matrix("ntk"), local, rtol=1e-12, atol=0)
