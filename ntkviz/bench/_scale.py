@@ -56,7 +56,7 @@ def _rate(a: np.ndarray, tile: int, client) -> float:
     return run_.pairs_computed / seconds / cores
 
 
-def dask_vs_local(repeats: int = 3, n: int = 48, tile: int = 16, workers: int = 2) -> list[Result]:
+def dask_vs_local(repeats: int = 3, n: int = 48, tile: int = 8, workers: int = 2) -> list[Result]:
     """Median pairs/s/core of the same tiles in-process and on ``workers`` Dask processes."""
     from ntkviz.dataset import dask_client
 
