@@ -340,3 +340,12 @@ def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, 
         assert len(_labels(view.metrics.getAxis("bottom"))) >= 3
         assert len(_labels(view.predictor.getAxis("bottom"))) >= 3
     assert panel.legend.geometry().left() >= view.metrics.geometry().right()  # restored
+
+
+def test_legend_lists_training_points_only_where_they_are_drawn(qtbot, panel):
+    names = lambda: [label.text for _, label in panel.legend.items]  # noqa: E731
+    computed(qtbot, panel, {**SMALL, "dim": 3})
+    x = panel.views[0].train_points.xData
+    assert (x is None or len(x) == 0) and "training points" not in names()
+    computed(qtbot, panel, {**SMALL, "dim": 2})
+    assert len(panel.views[0].train_points.xData) == 15 and "training points" in names()

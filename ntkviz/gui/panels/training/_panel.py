@@ -216,6 +216,7 @@ class QtTrainingPanel(QtPanel):
         if response.diverged:
             self.controls.message.setText(response.message)
         if first:
+            self._fill_legend()  # the entries depend on the run (training points: d = 2)
             p = self.model.params
             if p.autoplay and p.frame < 0 and not self.player.is_playing():
                 self.player.play()  # starts the clock at frame 0

@@ -246,6 +246,11 @@ class RunView:
     def plots(self):
         return self.neurons, self.predictor, self.metrics
 
+    def shows_training_points(self) -> bool:
+        """The training inputs are drawn on the predictor plot (d = 2: they lie on its
+        circle; for d > 2 they do not)."""
+        return self.result is None or self.result.setup.config.dim == 2
+
     def set_compact(self, compact: bool) -> None:
         """Title the neurons with α only (a narrow figure: the title is the plot's minimum
         width) or with α and τ."""
@@ -384,7 +389,8 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: in
         [(blank, "<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>")]
         + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
         [(blank, "<b>predictor</b>")]
-        + [(item, item.name()) for item in (*view.curves.values(), view.train_points)],
+        + [(item, item.name()) for item in (*view.curves.values(), view.train_points)
+           if item is not view.train_points or view.shows_training_points()],
         [(blank, "<b>metrics</b>")]
         + [(view.metric_curves.get(key)
             or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)), METRIC_LABELS[key])
