@@ -17,7 +17,7 @@ from ntkviz.cli._gram import add_engine_arguments, add_model_argument, check_out
 
 
 def register(sub) -> None:
-    from ntkviz.dataset.classify import DEFORM_FAMILIES, KERNELS
+    from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS
 
     p = sub.add_parser(
         "classify", help="kernel ridge classification accuracy: CKN vs NTK vs pixels (clean, deformed)",
@@ -49,7 +49,7 @@ def register(sub) -> None:
 
 
 def _kernels(text: str) -> tuple[str, ...]:
-    from ntkviz.dataset.classify import KERNELS
+    from ntkviz.dataset._names import KERNELS
 
     names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
     bad = [k for k in names if k not in KERNELS]
