@@ -34,11 +34,11 @@ class ClassifySettings:
 
     architecture: str = "M1"
     kernels: tuple[str, ...] = ("ckn", "ntk", "pixels")
-    train_sizes: tuple[int, ...] = (25, 50, 100)
-    test_size: int = 100
+    train_sizes: tuple[int, ...] = (20, 40, 80)
+    test_size: int = 50
     ridge: float | None = None
     family: str = "rotation"
-    amplitudes: tuple[float, ...] = (0.0, 10.0, 20.0)
+    amplitudes: tuple[float, ...] = (0.0, 15.0, 30.0)
     seed: int = 0
 
     def __post_init__(self):

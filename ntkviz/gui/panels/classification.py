@@ -190,7 +190,7 @@ class QtClassificationPanel(QtPanel):
 
     @staticmethod
     def _default_amplitudes(family: str) -> tuple[float, ...]:
-        return {"rotation": (0.0, 10.0, 20.0), "translation": (0.0, 1.0, 2.0), "scale": (1.0, 1.1, 1.2),
+        return {"rotation": (0.0, 15.0, 30.0), "translation": (0.0, 1.0, 2.0), "scale": (1.0, 1.1, 1.2),
                 "shear": (0.0, 0.1, 0.2), "smooth": (0.0, 0.5, 1.0), "infimnist": (0.0, 1.0, 2.0)}[family]
 
     def sync_widgets(self, changed: frozenset) -> None:
