@@ -409,3 +409,14 @@ def test_context_legend_covers_no_bar(qtbot, panel):
 def test_fits_a_1280_by_720_window(panel):
     hint = panel.minimumSizeHint()
     assert hint.width() <= 1260 and hint.height() <= 640  # tab frame and menus around it
+
+
+def test_image_views_are_not_clipped_in_a_narrow_window(qtbot, panel):
+    """At the panel's minimum width every image view fits its cell (bar labels included)."""
+    from PySide6 import QtCore
+
+    panel.resize(panel.minimumSizeHint().width(), 700)
+    qtbot.wait(50)
+    for name, widget in panel.views.widgets.items():
+        need = panel.plots[name].effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
+        assert need <= widget.width(), (name, need, widget.width())

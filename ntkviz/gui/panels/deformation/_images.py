@@ -96,7 +96,7 @@ class ImageViews(QtWidgets.QWidget):
     """
 
     TITLES = {"original": "original x", "deformed": "deformed L<sub>τ</sub>x",
-              "difference": "difference L<sub>τ</sub>x − x", "displacement": "displacement τ"}
+              "difference": "L<sub>τ</sub>x − x", "displacement": "displacement τ"}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -169,7 +169,7 @@ class ImageViews(QtWidgets.QWidget):
         self._set_levels("displacement", (0.0, nice_ceil(float(mag.max()))))
         x, y, factor = arrow_segments(resp.tau)
         self.arrows.setData(x, y)
-        title = f"τ; arrows ×{factor:g}" if factor else self.TITLES["displacement"]
+        title = f"τ (arrows ×{factor:g})" if factor else self.TITLES["displacement"]
         if title != self._arrow_label:
             self._arrow_label = title
             self.plots["displacement"].setTitle(title)
