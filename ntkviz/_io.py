@@ -3,7 +3,8 @@
 The data are written to a temporary file in the target's folder and renamed
 over the target only once complete (``os.replace`` is atomic on POSIX), so a
 failed write (disk full, ``ulimit -f``, a crash, Ctrl+C) leaves the previous
-file untouched and no fragment behind.
+file untouched and no fragment behind. An ``OSError`` about the temporary file
+is re-raised naming the target (``k.csv: File too large``).
 """
 from __future__ import annotations
 
@@ -30,15 +31,29 @@ def atomic_write(path, writer: Callable[[Path], object]) -> Path:
     try:
         writer(tmp)
         _move_into_place(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _about_target(exc, tmp, path) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return path
 
 
+def _about_target(exc: OSError, tmp: Path, path: Path) -> OSError:
+    """``exc`` re-addressed to the user's ``path`` when it names the temporary file (or
+    no file): messages then say ``k.csv: File too large``, not a hidden ``.k.csv.*.part``."""
+    if exc.errno is None or (exc.filename is not None and str(exc.filename) != str(tmp)):
+        return exc  # a message of its own, or about another file
+    return OSError(exc.errno, exc.strerror or str(exc), str(path))
+
+
 def _temporary(path: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".part{path.suffix}",
-                                dir=path.parent)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".part{path.suffix}",
+                                    dir=path.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     os.close(fd)
     return Path(name)
 
@@ -66,6 +81,8 @@ def open_atomic(path, mode: str = "w", **kwargs) -> Iterator:
         with open(tmp, mode, **kwargs) as fh:
             yield fh
         _move_into_place(tmp, path)
+    except OSError as exc:
+        raise _about_target(exc, tmp, path) from exc
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -58,7 +58,10 @@ def main(argv: list[str]) -> int:
         return int(args.func(args) or 0)
     except (CliError, ValueError, OSError) as exc:
         prog = f"ntkviz {args.command}" if args.command else "ntkviz"
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        text = exc
+        if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+            text = f"{exc.filename}: {exc.strerror}"  # the file, then what is wrong
+        print(f"{prog}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ntkviz: interrupted", file=sys.stderr)

@@ -44,11 +44,31 @@ def test_failed_write_keeps_the_old_file(case, tmp_path):
                           capture_output=True, text=True, timeout=600, env=env,
                           preexec_fn=_limit_file_size)
     assert proc.returncode == 2, proc.stderr[-500:]
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-500:]
-    assert "too large" in lines[0].lower(), lines[0]
     assert target.read_text() == SENTINEL
     assert os.stat(target).st_mode == before.st_mode
+    assert leftovers(tmp_path) == []
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-500:]
+    assert name in lines[0], lines[0]  # names the user's file, not the temporary one
+
+
+def test_write_error_names_the_target(tmp_path):
+    """An OSError while writing the temporary file is reported with the user's path."""
+    from ntkviz._io import write_bytes_atomic
+
+    target = tmp_path / "t.bin"
+
+    def fail(tmp):
+        raise OSError(27, "File too large", str(tmp))
+
+    from ntkviz._io import atomic_write
+
+    with pytest.raises(OSError) as info:
+        atomic_write(target, fail)
+    assert info.value.filename == str(target) and info.value.errno == 27
+    with pytest.raises(FileNotFoundError) as info:
+        write_bytes_atomic(tmp_path / "no" / "t.bin", b"x")
+    assert info.value.filename == str(tmp_path / "no" / "t.bin")
     assert leftovers(tmp_path) == []
 
 
