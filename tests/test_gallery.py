@@ -58,6 +58,17 @@ def test_checks_catch_what_they_should(qtbot, tmp_path):
     qtbot.waitExposed(w)
     problems = layout_problems(w.getPlotItem(), 640, 400)
     assert any("outside the figure" in p for p in problems)
+    cramped = pg.PlotWidget()
+    qtbot.addWidget(cramped)
+    cramped.setLabel("left", "value")
+    axis = cramped.getPlotItem().getAxis("left")
+    axis.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
+    axis.setWidth(24)  # too narrow for the title beside the tick labels
+    cramped.plot([0.0, 1.0], [1.0, 5.0])
+    cramped.resize(600, 400)
+    cramped.show()
+    qtbot.waitExposed(cramped)
+    assert any("overlaps the tick labels" in p for p in layout_problems(cramped.getPlotItem()))
     assert any("drawn over the data" in p for p in problems)
     bad_svg = ('<svg xmlns="http://www.w3.org/2000/svg"><text>μ (x1e-30)</text>'
                '<g id="PlotItem_1"><g id="ViewBox_1"/><g id="AxisItem_1">'

@@ -7,8 +7,9 @@ Each function returns a list of problems (one line each; empty: nothing found).
   document order, as on screen.
 * :func:`png_problems`: the image has the size asked for.
 * :func:`layout_problems`: laid out at the export size, every text item (titles,
-  axis titles, legend entries, labels) lies inside the figure, and every visible
-  axis that shows values has at least three labelled ticks.
+  axis titles, legend entries, labels) lies inside the figure, every visible
+  axis that shows values has at least three labelled ticks, no axis title
+  overlaps its tick labels, and no grid is drawn over the data.
 """
 from __future__ import annotations
 
@@ -81,11 +82,12 @@ def png_problems(path, width: int, height: int | None) -> list[str]:
     return []
 
 
-def _tick_labels(axis, painter) -> list[str]:
+def _tick_labels(axis, painter) -> list[tuple]:
+    """``(scene rect, text)`` of every tick label the axis draws."""
     specs = axis.generateDrawSpecs(painter)
     if specs is None:
         return []
-    return [text for _rect, _flags, text in specs[2] if text.strip()]
+    return [(axis.mapRectToScene(rect), text) for rect, _flags, text in specs[2] if text.strip()]
 
 
 def layout_problems(item, width: int | None = None, height: int | None = None) -> list[str]:
@@ -117,10 +119,20 @@ def layout_problems(item, width: int | None = None, height: int | None = None) -
                 if isinstance(it, pg.AxisItem) and it.style.get("showValues", True):
                     if it.height() < 2 or it.width() < 2:
                         continue
-                    labels = _tick_labels(it, painter)
+                    ticks = _tick_labels(it, painter)
+                    labels = [text for _, text in ticks]
                     if len(labels) < 3:
                         problems.append(f"{it.orientation} axis has {len(labels)} labelled ticks "
                                         f"{labels} at {w}×{h} (at least 3 wanted)")
+                    title = it.label
+                    if title.isVisible() and title.toPlainText().strip():
+                        m = title.document().documentMargin()
+                        trect = title.sceneBoundingRect().adjusted(m, m, -m, -m)
+                        hit = [text for rect, text in ticks if rect.intersects(trect)]
+                        if hit:
+                            problems.append(f"{it.orientation} axis title "
+                                            f"{title.toPlainText().strip()!r} overlaps the tick "
+                                            f"labels {hit} at {w}×{h}")
         finally:
             painter.end()
     return problems
