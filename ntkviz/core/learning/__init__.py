@@ -1,0 +1,19 @@
+"""What a kernel learns: kernel ridge regression on the sphere ``S^{p-1}`` (Qt-free).
+
+``Target`` (degree components ``k:c`` and named zonal targets, with exact Funk–Hecke
+powers), ``learning_theory`` (eigenlearning prediction of the test MSE, effective ridge κ,
+learnabilities), ``krr_trial`` (one Monte-Carlo KRR run), ``rkhs_norm``,
+``approximation_error``, ``gp_samples_on_circle`` and ``funk_hecke_partial_sums``.
+Convention throughout: ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ not multiplied by n.
+"""
+from ntkviz.core.learning._gegenbauer import gegenbauer, log_gegenbauer
+from ntkviz.core.learning._krr import KrrTrial, krr_trial, uniform_sphere
+from ntkviz.core.learning._rkhs import (RkhsNorm, approximation_error, funk_hecke_partial_sums,
+                                        gp_samples_on_circle, rkhs_norm)
+from ntkviz.core.learning._targets import TARGET_KINDS, Target, TargetProjection
+from ntkviz.core.learning._theory import LearningTheory, learning_theory, spectrum_weights
+
+__all__ = ["Target", "TargetProjection", "TARGET_KINDS", "learning_theory", "LearningTheory",
+           "spectrum_weights", "krr_trial", "KrrTrial", "uniform_sphere", "rkhs_norm", "RkhsNorm",
+           "approximation_error", "gp_samples_on_circle", "funk_hecke_partial_sums",
+           "gegenbauer", "log_gegenbauer"]

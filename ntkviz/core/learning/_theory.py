@@ -1,0 +1,111 @@
+"""Eigenlearning / omniscient-risk prediction of kernel ridge regression on ``S^{p-1}``.
+
+Bordelon, Canatar & Pehlevan (2020), Simon et al. (2021, "eigenlearning"), Jacot et al.
+(2020). Estimator ``f̂(x) = K(x, X)(K(X, X) + δ I)⁻¹ y`` on ``n`` uniform points, labels
+``y = f + σ ε``; **δ is not multiplied by n**. With ``w_k = N(p, k) μ_k`` (``μ_k`` the
+Mercer eigenvalue per harmonic for the uniform probability measure, ``Σ_k w_k = κ(1)``):
+
+* effective ridge ``κ > 0`` solves ``n = Σ_k N μ_k/(μ_k + κ) + δ/κ``;
+* learnability ``L_k = μ_k/(μ_k + κ)`` (0 at exact zeros: never learned);
+* ``E0 = n / (n - Σ_k N L_k²)``;
+* test MSE (fresh noisy label) ``E0 (Σ_k (1 - L_k)² P_k + σ²)``, with ``P_k`` the target's
+  power in degree k; train MSE ``(δ/(n κ))² · test MSE``.
+
+Tail beyond ``kmax``: ``R = κ(1) - Σ_{k<=kmax} w_k`` (exact trace identity) enters as
+``Σ_{k>kmax} N μ_k/(μ_k+κ) ≈ R/κ``; the error of that term is at most ``R μ*/κ²`` with
+``μ* = max(μ_{kmax-1}, μ_kmax)`` (the eigenvalues decay beyond kmax), reported as
+``tail_dof_bound``; ``Σ_{k>kmax} N L_k² <= R μ*/κ²`` (dropped, same bound) and the
+target's power above kmax is counted as unlearned (``(1 - L)² ∈ [1 - 2μ*/κ, 1]``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def _solve_kappa(n_values, w, mu, extra, out):
+    """κ for each n: root of g(κ) = Σ w/(μ+κ) + extra/κ - n (decreasing in κ), by
+    safeguarded Newton on s = ln κ."""
+    total = extra
+    for j in range(w.shape[0]):
+        total += w[j]
+    for i in range(n_values.shape[0]):
+        n = n_values[i]
+        hi = math.log(total / n) + 1e-12   # g(κ) <= total/κ: g < n above total/n
+        lo = -745.0
+        s = hi - 1.0
+        for _ in range(200):
+            kap = math.exp(s)
+            g = extra / kap - n
+            dg = -extra / kap
+            for j in range(w.shape[0]):
+                d = mu[j] + kap
+                g += w[j] / d
+                dg -= w[j] * kap / (d * d)
+            if g > 0:
+                lo = s
+            else:
+                hi = s
+            step = -g / dg if dg != 0.0 else 0.0
+            s_new = s + step
+            if not (lo < s_new < hi):
+                s_new = 0.5 * (lo + hi)
+            if abs(s_new - s) < 1e-14 * max(1.0, abs(s)) or hi - lo < 1e-14:
+                s = s_new
+                break
+            s = s_new
+        out[i] = math.exp(s)
+
+
+@dataclass(frozen=True)
+class LearningTheory:
+    """Theory for one kernel and target at several n (arrays over ``n``; ``learnability``
+    has shape ``(len(n), kmax + 1)``)."""
+
+    n: np.ndarray
+    effective_ridge: np.ndarray
+    e0: np.ndarray
+    test_mse: np.ndarray
+    train_mse: np.ndarray
+    learnability: np.ndarray
+    tail_dof_bound: np.ndarray
+    trace_tail: float
+
+
+def spectrum_weights(spectrum) -> tuple[np.ndarray, np.ndarray]:
+    """``(w_k = N μ_k, μ_k)`` from a :class:`~ntkviz.core.mercer.Spectrum`, computed from the
+    logs (no inf·0 when N overflows or μ_k underflows)."""
+    lg = np.asarray(spectrum.log10_mu, dtype=np.float64)
+    ln = spectrum.log10_multiplicity
+    with np.errstate(under="ignore", invalid="ignore"):
+        w = np.where(np.isfinite(lg), 10.0 ** (lg + ln), 0.0)
+        mu = np.where(np.isfinite(lg), 10.0 ** lg, 0.0)
+    return w, mu
+
+
+def learning_theory(spectrum, kappa_at_one: float, power: np.ndarray, tail_power: float,
+                    n_values, ridge: float, noise: float) -> LearningTheory:
+    """Eigenlearning prediction (module docstring) for every ``n`` in ``n_values``.
+
+    ``spectrum`` gives μ_k for k = 0..kmax, ``kappa_at_one`` = κ(1), ``power`` the target's
+    power per degree (same length) and ``tail_power`` its power above kmax.
+    """
+    w, mu = spectrum_weights(spectrum)
+    n_arr = np.asarray(n_values, dtype=np.float64)
+    trace_tail = max(0.0, float(kappa_at_one) - float(w.sum()))
+    kap = np.empty(n_arr.shape[0])
+    _solve_kappa(n_arr, w, mu, trace_tail + float(ridge), kap)
+    learn = mu[None, :] / (mu[None, :] + kap[:, None])
+    with np.errstate(under="ignore"):
+        nl2 = (w[None, :] * mu[None, :] / (mu[None, :] + kap[:, None]) ** 2).sum(axis=1)
+    e0 = n_arr / (n_arr - nl2)
+    bias = ((1.0 - learn) ** 2 * power[None, :]).sum(axis=1) + tail_power
+    test = e0 * (bias + noise * noise)
+    train = (ridge / (n_arr * kap)) ** 2 * test
+    mu_star = float(mu[-2:].max()) if mu.size >= 2 else float(mu.max())
+    bound = trace_tail * mu_star / kap ** 2
+    return LearningTheory(n_arr, kap, e0, test, train, learn, bound, trace_tail)
