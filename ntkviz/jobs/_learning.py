@@ -1,0 +1,372 @@
+"""Generalisation of kernel ridge regression on the sphere: theory, Monte-Carlo, GP samples,
+Funk–Hecke partial sums (``ntkviz.core.learning``).
+
+Convention: ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y``, δ **not** multiplied by n; test MSE is the
+error against a fresh noisy label (so it includes σ²). ``LearningTheoryRequest`` is cheap
+(live); ``LearningMonteCarloRequest.iterate()`` yields :class:`LearningProgress` items
+(``fraction``; cancel between items) and returns the response.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+__all__ = ["LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
+           "LearningMonteCarloResponse", "LearningProgress", "GpSamplesRequest", "GpSamplesResponse",
+           "PartialSumsRequest", "PartialSumsResponse", "LEARNING_LIMITS"]
+
+#: allowed ranges (inclusive)
+LEARNING_LIMITS = {
+    "dim": (2, 1000), "kmax": (10, 2000), "n": (1, 10_000_000), "mc_n": (1, 20_000),
+    "seeds": (1, 1000), "n_test": (10, 100_000), "ridge": (0.0, 1e6), "noise": (0.0, 1e3),
+}
+
+
+def _check_range(name, value, key=None):
+    lo, hi = LEARNING_LIMITS[key or name]
+    if isinstance(value, float) and math.isnan(value):
+        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got nan")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {value:g}")
+
+
+def _check_common(req, n_key="n"):
+    from ntkviz.core.dotkernel import KernelSpec, kernel_at_one
+    from ntkviz.core.learning import Target
+
+    if not req.kernels:
+        raise ValueError("kernels must name at least one kernel")
+    specs = []
+    for spec in req.kernels:
+        if not isinstance(spec, KernelSpec):
+            raise ValueError(f"kernels must be KernelSpec values, got {type(spec).__name__}")
+        spec = spec.validated()
+        if not math.isfinite(kernel_at_one(spec)):
+            raise ValueError(f"kernel {spec.label} has κ(1) = inf (step-activation NTK): "
+                             "kernel regression is undefined")
+        specs.append(spec)
+    object.__setattr__(req, "kernels", tuple(specs))
+    labels = tuple(req.labels) if req.labels else tuple(s.label for s in specs)
+    if len(labels) != len(specs):
+        raise ValueError(f"labels must have one entry per kernel ({len(specs)}), got {len(labels)}")
+    object.__setattr__(req, "labels", labels)
+    if not isinstance(req.target, Target):
+        raise ValueError(f"target must be a Target, got {type(req.target).__name__}")
+    _check_range("dim", req.dim)
+    _check_range("kmax", req.kmax)
+    if req.target.max_degree > req.kmax:
+        raise ValueError(f"target degree must be in [0, kmax = {req.kmax}], got {req.target.max_degree}")
+    _check_range("ridge", float(req.ridge))
+    _check_range("noise", float(req.noise))
+    ns = tuple(int(n) for n in req.n_values)
+    if not ns:
+        raise ValueError("n must list at least one sample size")
+    for n in ns:
+        _check_range("n", n, n_key)
+    object.__setattr__(req, "n_values", ns)
+    if float(req.ridge) == 0.0 and req.dim == 2 and any(s.name == "ntk" and s.activation == "step"
+                                                         for s in specs):
+        raise ValueError("ridge must be > 0 for this kernel")
+
+
+def _projection_and_spectra(req):
+    from ntkviz.core.dotkernel import kernel_at_one
+    from ntkviz.core.mercer import mercer_spectrum
+
+    projection = req.target.projection(req.dim, req.kmax)
+    spectra = [mercer_spectrum(s, req.dim, req.kmax) for s in req.kernels]
+    return projection, spectra, [kernel_at_one(s) for s in req.kernels]
+
+
+@dataclass(frozen=True)
+class LearningTheoryResponse:
+    """Per kernel (same order as the request): theory (:class:`LearningTheory`), spectrum,
+    RKHS norm; the target's projection."""
+
+    labels: tuple
+    n_values: tuple
+    theories: tuple
+    spectra: tuple
+    norms: tuple
+    projection: object
+    ridge: float
+    noise: float
+
+    def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
+        """``curve``: kernel,n,theory_test_mse,theory_train_mse,effective_ridge,e0,tail_dof_bound;
+        ``learnability``: kernel,n,k,mu,learnability,target_power (at the largest n)."""
+        if view == "curve":
+            head = ["kernel", "n", "theory_test_mse", "theory_train_mse", "effective_ridge", "e0",
+                    "tail_dof_bound"]
+            rows = [[lab, int(n), float(th.test_mse[i]), float(th.train_mse[i]),
+                     float(th.effective_ridge[i]), float(th.e0[i]), float(th.tail_dof_bound[i])]
+                    for lab, th in zip(self.labels, self.theories) for i, n in enumerate(th.n)]
+            return head, rows
+        if view == "learnability":
+            head = ["kernel", "n", "k", "mu", "learnability", "target_power"]
+            rows = []
+            for lab, th, sp in zip(self.labels, self.theories, self.spectra):
+                i = len(th.n) - 1
+                for k in range(sp.k.shape[0]):
+                    rows.append([lab, int(th.n[i]), k, float(sp.mu[k]), float(th.learnability[i, k]),
+                                 float(self.projection.power[k])])
+            return head, rows
+        raise ValueError(f"view must be curve or learnability, got {view!r}")
+
+
+@dataclass(frozen=True)
+class LearningTheoryRequest:
+    """Eigenlearning prediction for each kernel and each n (module docstring).
+
+    ``kernels``: KernelSpecs; ``labels``: names for tables (default: the specs' labels);
+    ``dim`` p in [2, 1000]; ``target``: :class:`ntkviz.core.learning.Target` (degrees <= kmax);
+    ``ridge`` δ in [0, 1e6]; ``noise`` σ in [0, 1e3]; ``n_values`` each in [1, 1e7];
+    ``kmax`` in [10, 2000] (the tail above kmax is analytic).
+    """
+
+    kernels: tuple
+    target: object
+    dim: int = 3
+    ridge: float = 1e-3
+    noise: float = 0.0
+    n_values: tuple = (100, 200, 500, 1000)
+    kmax: int = 1000
+    labels: tuple = ()
+
+    def __post_init__(self):
+        _check_common(self)
+
+    def __call__(self) -> LearningTheoryResponse:
+        from ntkviz.core.learning import learning_theory, rkhs_norm
+
+        projection, spectra, at_one = _projection_and_spectra(self)
+        theories = tuple(learning_theory(sp, a1, projection.power, projection.tail_power,
+                                         self.n_values, self.ridge, self.noise)
+                         for sp, a1 in zip(spectra, at_one))
+        norms = tuple(rkhs_norm(sp, projection) for sp in spectra)
+        return LearningTheoryResponse(self.labels, self.n_values, theories, tuple(spectra), norms,
+                                      projection, float(self.ridge), float(self.noise))
+
+
+@dataclass(frozen=True)
+class LearningProgress:
+    """One finished Monte-Carlo trial (``fraction`` of all trials done)."""
+
+    fraction: float
+    kernel: str
+    n: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class LearningMonteCarloResponse:
+    """``test_mse[kernel_index][n_index]`` arrays over seeds (NaN where not run), and
+    learned fractions per degree (mean over seeds) at each n."""
+
+    labels: tuple
+    n_values: tuple
+    test_mse: np.ndarray          # (kernels, n, seeds)
+    train_mse: np.ndarray
+    degrees: tuple                 # per kernel: degrees of the learned fractions
+    learned_fraction: tuple        # per kernel: (n, degrees) means
+    fraction: float = 1.0
+
+    def mean_sem(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean over seeds and its standard error (NaN with fewer than 2 seeds for the SEM)."""
+        with np.errstate(invalid="ignore"), _quiet():
+            mean = np.nanmean(self.test_mse, axis=2)
+            count = np.sum(np.isfinite(self.test_mse), axis=2)
+            sd = np.nanstd(self.test_mse, axis=2, ddof=1)
+            sem = np.where(count >= 2, sd / np.sqrt(np.maximum(count, 1)), np.nan)
+        return mean, sem
+
+    def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
+        """``kernel,n,empirical_test_mse,empirical_sem,empirical_train_mse,seeds``."""
+        if view != "curve":
+            raise ValueError(f"view must be curve, got {view!r}")
+        mean, sem = self.mean_sem()
+        with _quiet():
+            train = np.nanmean(self.train_mse, axis=2)
+        rows = [[lab, n, float(mean[i, j]), float(sem[i, j]), float(train[i, j]),
+                 int(np.sum(np.isfinite(self.test_mse[i, j])))]
+                for i, lab in enumerate(self.labels) for j, n in enumerate(self.n_values)]
+        return ["kernel", "n", "empirical_test_mse", "empirical_sem", "empirical_train_mse", "seeds"], rows
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        return self._w.__exit__(*exc)
+
+
+@dataclass(frozen=True)
+class LearningMonteCarloRequest:
+    """Monte-Carlo KRR (fields as :class:`LearningTheoryRequest`, plus ``seeds`` in [1, 1000],
+    ``seed`` (target directions and the base of the trials' seeds), ``n_test`` in [10, 1e5]).
+    Every n must be <= 20000: a larger Gram solve would take minutes."""
+
+    kernels: tuple
+    target: object
+    dim: int = 3
+    ridge: float = 1e-3
+    noise: float = 0.0
+    n_values: tuple = (100, 200, 500, 1000)
+    kmax: int = 1000
+    labels: tuple = ()
+    seeds: int = 10
+    seed: int = 0
+    n_test: int = 2000
+
+    def __post_init__(self):
+        if any(int(n) > LEARNING_LIMITS["mc_n"][1] for n in self.n_values):
+            raise ValueError(f"n must be <= {LEARNING_LIMITS['mc_n'][1]} for Monte-Carlo "
+                             f"(an n x n solve above that takes minutes), got {max(self.n_values)}")
+        _check_common(self, "mc_n")
+        _check_range("seeds", int(self.seeds))
+        _check_range("n_test", int(self.n_test))
+        if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+    def iterate(self) -> Iterator[LearningProgress]:
+        from ntkviz.core.learning import krr_trial
+        from ntkviz.core.mercer import mercer_spectrum
+
+        projection = self.target.projection(self.dim, self.kmax)
+        directions = self.target.directions(self.dim, self.seed)
+        shape = (len(self.kernels), len(self.n_values), self.seeds)
+        test = np.full(shape, np.nan)
+        train = np.full(shape, np.nan)
+        degrees, fractions = [], []
+        total = shape[0] * shape[1] * shape[2]
+        done = 0
+        for i, (spec, label) in enumerate(zip(self.kernels, self.labels)):
+            mu = mercer_spectrum(spec, self.dim, min(self.kmax, 200)).mu
+            degs, frac = None, None
+            for j, n in enumerate(self.n_values):
+                for s in range(self.seeds):
+                    trial = krr_trial(spec, self.target, directions, projection, mu, n, self.n_test,
+                                      self.ridge, self.noise, self.seed * 100_003 + s)
+                    test[i, j, s], train[i, j, s] = trial.test_mse, trial.train_mse
+                    if degs is None:
+                        degs = trial.degrees
+                        frac = np.zeros((len(self.n_values), degs.size))
+                    frac[j] += trial.learned_fraction / self.seeds
+                    done += 1
+                    yield LearningProgress(done / total, label, n, s)
+            degrees.append(degs)
+            fractions.append(frac)
+        return LearningMonteCarloResponse(self.labels, self.n_values, test, train, tuple(degrees),
+                                          tuple(fractions))
+
+    def __call__(self) -> LearningMonteCarloResponse:
+        gen = self.iterate()
+        while True:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                return stop.value
+
+
+@dataclass(frozen=True)
+class GpSamplesResponse:
+    labels: tuple
+    theta: np.ndarray
+    samples: tuple  # per kernel (count, points)
+
+    def csv_table(self, view: str = "samples") -> tuple[list[str], list[list]]:
+        """``kernel,sample,theta,value``."""
+        rows = [[lab, j, float(t), float(v)] for lab, smp in zip(self.labels, self.samples)
+                for j in range(smp.shape[0]) for t, v in zip(self.theta, smp[j])]
+        return ["kernel", "sample", "theta", "value"], rows
+
+
+@dataclass(frozen=True)
+class GpSamplesRequest:
+    """``count`` in [1, 50] GP prior samples of each kernel along a great circle at ``points``
+    in [16, 8192] angles (the law does not depend on p: only the cosines enter)."""
+
+    kernels: tuple
+    labels: tuple = ()
+    count: int = 3
+    points: int = 512
+    seed: int = 0
+
+    def __post_init__(self):
+        from ntkviz.core.dotkernel import kernel_at_one
+
+        specs = tuple(s.validated() for s in self.kernels)
+        if not specs:
+            raise ValueError("kernels must name at least one kernel")
+        for s in specs:
+            if not math.isfinite(kernel_at_one(s)):
+                raise ValueError(f"kernel {s.label} has κ(1) = inf: no GP prior")
+        object.__setattr__(self, "kernels", specs)
+        object.__setattr__(self, "labels", tuple(self.labels) or tuple(s.label for s in specs))
+        if not 1 <= int(self.count) <= 50:
+            raise ValueError(f"count must be in [1, 50], got {self.count}")
+        if not 16 <= int(self.points) <= 8192:
+            raise ValueError(f"points must be in [16, 8192], got {self.points}")
+
+    def __call__(self) -> GpSamplesResponse:
+        from ntkviz.core.learning import gp_samples_on_circle
+
+        out = [gp_samples_on_circle(s, self.count, self.points, self.seed + i)
+               for i, s in enumerate(self.kernels)]
+        return GpSamplesResponse(self.labels, out[0][0], tuple(o[1] for o in out))
+
+
+@dataclass(frozen=True)
+class PartialSumsResponse:
+    label: str
+    u: np.ndarray
+    exact: np.ndarray
+    degrees: tuple
+    sums: np.ndarray  # (len(degrees), points)
+
+    def csv_table(self, view: str = "partial_sums") -> tuple[list[str], list[list]]:
+        """``u,kappa,S_K...`` one column per K."""
+        head = ["u", "kappa"] + [f"S_{k}" for k in self.degrees]
+        return head, [[float(u), float(e)] + [float(v) for v in self.sums[:, i]]
+                      for i, (u, e) in enumerate(zip(self.u, self.exact))]
+
+
+@dataclass(frozen=True)
+class PartialSumsRequest:
+    """Funk–Hecke partial sums ``Σ_{k<=K} N μ_k P_k(u)`` of ``kernel`` on ``S^{dim-1}`` for
+    each K in ``degrees`` (each in [0, 2000]) at ``points`` cosines in [-1, 1]."""
+
+    kernel: object
+    dim: int = 3
+    degrees: tuple = (1, 2, 4, 8, 16, 64)
+    points: int = 401
+    label: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "kernel", self.kernel.validated())
+        _check_range("dim", self.dim)
+        degs = tuple(int(k) for k in self.degrees)
+        if not degs or min(degs) < 0 or max(degs) > 2000:
+            raise ValueError(f"degrees must be in [0, 2000], got {degs}")
+        object.__setattr__(self, "degrees", degs)
+        if not 3 <= int(self.points) <= 20001:
+            raise ValueError(f"points must be in [3, 20001], got {self.points}")
+
+    def __call__(self) -> PartialSumsResponse:
+        from ntkviz.core.dotkernel import evaluate_kernel
+        from ntkviz.core.learning import funk_hecke_partial_sums
+        from ntkviz.core.mercer import mercer_spectrum
+
+        u = np.linspace(-1.0, 1.0, int(self.points))
+        sp = mercer_spectrum(self.kernel, self.dim, max(self.degrees))
+        return PartialSumsResponse(self.label or self.kernel.label, u,
+                                   evaluate_kernel(self.kernel, u)[0], self.degrees,
+                                   funk_hecke_partial_sums(sp, u, self.degrees))
