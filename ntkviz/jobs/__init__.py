@@ -11,3 +11,4 @@ from ntkviz.jobs._deform import *  # noqa: F401,F403
 from ntkviz.jobs._training import *  # noqa: F401,F403
 from ntkviz.jobs._tables import *  # noqa: F401,F403
 from ntkviz.jobs._classify import *  # noqa: F401,F403
+from ntkviz.jobs._learning import *  # noqa: F401,F403
