@@ -53,7 +53,10 @@ print("ok")
 def test_concurrent_gram_on_workqueue_layer():
     """13.14: three threads computing Gram matrices at once with numba's workqueue threading
     layer (what numba falls back to without OpenMP/TBB) must not abort the process."""
-    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    from ntkviz._env import default_cache_dir
+
+    # the app's own (fingerprinted) cache: the compiled engine is reused between test runs
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue", "NUMBA_CACHE_DIR": str(default_cache_dir())}
     proc = subprocess.run([sys.executable, "-c", CONCURRENT], capture_output=True, text=True,
                           timeout=600, env=env)
     assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-300:]}"
