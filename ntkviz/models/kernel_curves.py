@@ -9,41 +9,13 @@ numba, scipy nor Qt.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 
 from ntkviz import limits
-from ntkviz.models._base import ParamModel
+from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
 
 __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_choice_fields",
            "choice_specs", "parse_int_list", "parse_name_list"]
-
-
-def _shown(value) -> str:
-    """``repr(value)``, cut to 24 characters (a 400-digit number stays one short line)."""
-    text = repr(value)
-    return text if len(text) <= 24 else text[:21] + "…"
-
-
-def _check_int(name: str, value, bounds: tuple) -> None:
-    lo, hi = bounds
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {_shown(value)}")
-
-
-def _check_float(name: str, value, bounds: tuple) -> None:
-    lo, hi = bounds
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {_shown(value)}")
-    if not (math.isfinite(value) and lo <= value <= hi):
-        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {_shown(value)}")
-
-
-def _check_bool(name: str, value) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be true or false, got {value!r}")
 
 
 def parse_name_list(name: str, text: str, allowed: tuple) -> tuple[str, ...]:
@@ -108,16 +80,16 @@ def check_choice_fields(p) -> None:
     if p.activation not in limits.ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(limits.ACTIVATIONS)}; "
                          f"got {p.activation!r}")
-    _check_int("depth", p.depth, limits.DEPTH_RANGE)
+    check_int("depth", p.depth, limits.DEPTH_RANGE)
     if not isinstance(p.extra_depths, tuple):
         raise ValueError(f"extra_depths must be a list of integers, got {p.extra_depths!r}")
     for d in p.extra_depths:
-        _check_int("extra_depths", d, limits.DEPTH_RANGE)
+        check_int("extra_depths", d, limits.DEPTH_RANGE)
     if len(set(p.extra_depths)) != len(p.extra_depths):
         raise ValueError(f"extra_depths must not repeat a depth, "
                          f"got {', '.join(map(str, p.extra_depths))}")
-    _check_float("bias", p.bias, limits.BIAS_RANGE)
-    _check_bool("normalize", p.normalize)
+    check_float("bias", p.bias, limits.BIAS_RANGE)
+    check_bool("normalize", p.normalize)
     n_curves = len(choice_specs(p))
     if n_curves > limits.MAX_CURVES:
         raise ValueError(f"at most {limits.MAX_CURVES} curves at once (kernels × depths), "
@@ -171,13 +143,13 @@ class KernelCurvesParams(KernelChoice):
 
     def __post_init__(self):
         super().__post_init__()
-        _check_bool("derivative", self.derivative)
-        _check_bool("near_one", self.near_one)
-        _check_bool("overlay", self.overlay)
-        _check_int("n_points", self.n_points, limits.CURVE_POINTS_RANGE)
-        _check_int("width", self.width, limits.NET_WIDTH_RANGE)
-        _check_int("seed", self.seed, limits.SEED_RANGE)
-        _check_int("n_samples", self.n_samples, limits.NET_SAMPLES_RANGE)
+        check_bool("derivative", self.derivative)
+        check_bool("near_one", self.near_one)
+        check_bool("overlay", self.overlay)
+        check_int("n_points", self.n_points, limits.CURVE_POINTS_RANGE)
+        check_int("width", self.width, limits.NET_WIDTH_RANGE)
+        check_int("seed", self.seed, limits.SEED_RANGE)
+        check_int("n_samples", self.n_samples, limits.NET_SAMPLES_RANGE)
         if self.overlay and not {"ntk", "nngp"} & set(self.kernels):
             raise ValueError("overlay: the finite-width overlay needs an NTK or NNGP curve "
                              "among the kernels")

@@ -13,12 +13,11 @@ Importing this module loads neither numba, scipy nor Qt.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz.core._train_config import METRICS, frame_steps
-from ntkviz.models._base import ParamModel
+from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
 
 __all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS", "LR_RANGE"]
 
@@ -30,27 +29,6 @@ DEFAULT_METRICS = ("train_loss", "test_loss", "relative_displacement", "gap", "k
 LR_RANGE = (1e-6, limits.LR_RANGE[1])
 #: fields that select the computation: changing one may shorten the timeline
 RUN_FIELDS = ("steps", "frames", "log_time")
-
-
-def _int(name: str, value, bounds: tuple) -> None:
-    lo, hi = bounds
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {value}")
-
-
-def _float(name: str, value, bounds: tuple) -> None:
-    lo, hi = bounds
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {value!r}")
-    if not (math.isfinite(value) and lo <= value <= hi):
-        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {value!r}")
-
-
-def _bool(name: str, value) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be true or false, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -99,25 +77,25 @@ class TrainingParams:
     autoplay: bool = True
 
     def __post_init__(self):
-        _float("alpha", self.alpha, limits.ALPHA_RANGE)
-        _bool("compare", self.compare)
-        _float("alpha2", self.alpha2, limits.ALPHA_RANGE)
-        _int("width", self.width, limits.TRAIN_WIDTH_RANGE)
+        check_float("alpha", self.alpha, limits.ALPHA_RANGE)
+        check_bool("compare", self.compare)
+        check_float("alpha2", self.alpha2, limits.ALPHA_RANGE)
+        check_int("width", self.width, limits.TRAIN_WIDTH_RANGE)
         if self.width % 2:
             raise ValueError(f"width must be even (neurons come in symmetrised pairs), "
                              f"got {self.width}")
-        _int("samples", self.samples, limits.TRAIN_SAMPLES_RANGE)
-        _int("teacher", self.teacher, limits.TEACHER_RANGE)
-        _int("dim", self.dim, limits.TRAIN_DIM_RANGE)
-        _float("lr", self.lr, LR_RANGE)
-        _int("steps", self.steps, limits.STEPS_RANGE)
-        _int("frames", self.frames, limits.FRAMES_RANGE)
-        _int("seed", self.seed, limits.SEED_RANGE)
+        check_int("samples", self.samples, limits.TRAIN_SAMPLES_RANGE)
+        check_int("teacher", self.teacher, limits.TEACHER_RANGE)
+        check_int("dim", self.dim, limits.TRAIN_DIM_RANGE)
+        check_float("lr", self.lr, LR_RANGE)
+        check_int("steps", self.steps, limits.STEPS_RANGE)
+        check_int("frames", self.frames, limits.FRAMES_RANGE)
+        check_int("seed", self.seed, limits.SEED_RANGE)
         if self.init not in limits.INITS:
             raise ValueError(f"init must be one of {', '.join(limits.INITS)}; got {self.init!r}")
-        _bool("ntk_scaling", self.ntk_scaling)
-        _bool("log_time", self.log_time)
-        _bool("autoplay", self.autoplay)
+        check_bool("ntk_scaling", self.ntk_scaling)
+        check_bool("log_time", self.log_time)
+        check_bool("autoplay", self.autoplay)
         if not isinstance(self.metrics, tuple):
             raise ValueError(f"metrics must be a list of names, got {self.metrics!r}")
         for key in self.metrics:
@@ -125,7 +103,7 @@ class TrainingParams:
                 raise ValueError(f"metrics must be among {', '.join(METRICS)}; got {key!r}")
         if len(set(self.metrics)) != len(self.metrics):
             raise ValueError(f"metrics must not repeat a name, got {', '.join(self.metrics)}")
-        _int("frame", self.frame, (-1, self.frame_count() - 1))
+        check_int("frame", self.frame, (-1, self.frame_count() - 1))
 
     def frame_count(self) -> int:
         """Frames of the timeline (the initialisation and the recorded steps); a run that
