@@ -35,10 +35,12 @@ def _solve_kappa(n_values, w, mu, extra, out):
         total += w[j]
     for i in range(n_values.shape[0]):
         n = n_values[i]
-        hi = math.log(total / n) + 1e-12   # g(κ) <= total/κ: g < n above total/n
-        lo = -745.0
-        s = hi - 1.0
-        for _ in range(200):
+        hi = math.log(total / n) + 1e-12   # g(κ) <= total/κ - n < 0 above total/n
+        lo = math.log(extra / n) - 1e-12 if extra > 0 else -745.0   # g >= extra/κ - n
+        s = 0.5 * (lo + hi)
+        dx_old = hi - lo
+        dx = dx_old
+        for _ in range(400):
             kap = math.exp(s)
             g = extra / kap - n
             dg = -extra / kap
@@ -50,11 +52,17 @@ def _solve_kappa(n_values, w, mu, extra, out):
                 lo = s
             else:
                 hi = s
-            step = -g / dg if dg != 0.0 else 0.0
-            s_new = s + step
-            if not (lo < s_new < hi):
+            # rtsafe: Newton on s = ln κ, bisection when it leaves the bracket or stalls
+            newton = s - g / dg if dg != 0.0 else lo - 1.0
+            if not (lo < newton < hi) or abs(2.0 * (newton - s)) > abs(dx_old):
+                dx_old = dx
+                dx = 0.5 * (hi - lo)
                 s_new = 0.5 * (lo + hi)
-            if abs(s_new - s) < 1e-14 * max(1.0, abs(s)) or hi - lo < 1e-14:
+            else:
+                dx_old = dx
+                dx = newton - s
+                s_new = newton
+            if abs(s_new - s) < 1e-14 * max(1.0, abs(s)) or hi - lo < 1e-14 * max(1.0, abs(s)):
                 s = s_new
                 break
             s = s_new

@@ -1,0 +1,182 @@
+"""``ntkviz learn``: learning curves of kernel ridge regression on the sphere as CSV.
+
+Example::
+
+    ntkviz learn --kernels ntk,arccos1 --dim 3 --target 1:1,2:1,4:1,7:1 --ridge 1e-3 \
+        --noise 0 --n 100,200,500,1000 --seeds 10 --seed 0 --out curve.csv
+
+One row per (kernel, n): ``kernel,n,theory_test_mse,empirical_test_mse,empirical_sem,
+effective_ridge,theory_train_mse,empirical_train_mse,e0,tail_dof_bound`` (``kernel`` as given
+in ``--kernels``). Estimator ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ = ``--ridge`` **not**
+multiplied by n; labels ``y = f + σ ε``; test MSE against a fresh noisy label (includes σ²).
+Theory: eigenlearning (:class:`ntkviz.jobs.LearningTheoryRequest`); empirical: mean and
+standard error over ``--seeds`` Monte-Carlo runs (blank with ``--no-empirical`` and for
+n > 20000, refused for Monte-Carlo because the solve would take minutes).
+
+``--target``: degree components ``k:c,k:c`` (c · P_k(⟨x, z_k⟩)), or ``harmonic:K``,
+``ridge:T`` (max(0, ⟨x,z⟩ - T)), ``step:T`` (sign(⟨x,z⟩ - T)), ``abs`` (|⟨x,z⟩|).
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+from ntkviz.cli import CliError
+from ntkviz.cli._common import (float_in, int_in, output_path, positive_int, progress_line,
+                                write_csv)
+from ntkviz.limits import ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEPTH_RANGE, DIM_RANGE, KERNEL_NAMES
+
+MC_MAX_N = 20_000
+HEADER = ["kernel", "n", "theory_test_mse", "empirical_test_mse", "empirical_sem", "effective_ridge",
+          "theory_train_mse", "empirical_train_mse", "e0", "tail_dof_bound"]
+
+
+def parse_target(text: str):
+    """A :class:`ntkviz.core.learning.Target` from ``k:c,...``, ``harmonic:K``, ``ridge:T``,
+    ``step:T`` or ``abs`` (ValueError naming --target otherwise)."""
+    from ntkviz.core.learning import Target
+
+    text = text.strip()
+    head, _, rest = text.partition(":")
+    try:
+        if head in ("ridge", "step"):
+            return Target(kind=head, threshold=float(rest) if rest else 0.0)
+        if head == "abs" and not rest:
+            return Target(kind="abs")
+        if head == "harmonic":
+            return Target(components=((int(rest), 1.0),))
+        pairs = []
+        for token in text.split(","):
+            k, sep, c = token.partition(":")
+            if not sep:
+                raise ValueError(f"{token!r} is not k:c")
+            kk = float(k)
+            if kk != int(kk):
+                raise ValueError(f"degree {k} is not an integer")
+            pairs.append((int(kk), float(c)))
+        return Target(components=tuple(pairs))
+    except ValueError as exc:
+        raise CliError(f"--target {text!r}: {str(exc).removeprefix('target ')} (allowed: k:c,... with "
+                       "degrees in [0, kmax] and finite c, harmonic:K, ridge:T, step:T with T in "
+                       "[-0.99, 0.99], abs)") from None
+
+
+def _n_list(text: str) -> list[int]:
+    out = []
+    for token in text.split(","):
+        try:
+            value = float(token)
+        except ValueError:
+            raise CliError(f"--n must be integers in [1, 10000000], got {token!r}") from None
+        if not (math.isfinite(value) and value == int(value) and 1 <= value <= 10_000_000):
+            raise CliError(f"--n must be integers in [1, 10000000], got {token!r}")
+        out.append(int(value))
+    return out
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "learn",
+        help="learning curves of kernel ridge regression on the sphere (theory and Monte-Carlo) as CSV",
+        description="Test error of kernel ridge regression f = K(x,X)(K(X,X) + ridge I)^-1 y on n "
+        "uniform points of the sphere S^(p-1) (ridge not multiplied by n): the eigenlearning "
+        "prediction from the Mercer spectrum and Monte-Carlo mean +- standard error over seeds.",
+    )
+    p.add_argument("--kernels", required=True, metavar="K1,K2",
+                   help=f"comma-separated kernel names from {', '.join(KERNEL_NAMES)}")
+    lo, hi = DEPTH_RANGE
+    p.add_argument("--depth", type=int_in(lo, hi), default=2, metavar="L",
+                   help=f"ntk/nngp: weight layers L in [{lo}, {hi}] (default 2)")
+    p.add_argument("--bias", type=float_in(*BIAS_RANGE), default=0.0, metavar="B",
+                   help="ntk/nngp: bias variance (default 0)")
+    p.add_argument("--activation", default="relu", choices=ACTIVATIONS, help="ntk/nngp activation")
+    p.add_argument("--normalize", action="store_true", help="ntk/nngp: divide by κ(1)")
+    p.add_argument("--dim", required=True, type=int_in(*DIM_RANGE), metavar="P",
+                   help=f"input dimension p in [{DIM_RANGE[0]}, {DIM_RANGE[1]}]")
+    p.add_argument("--target", default="1:1,2:1,4:1,7:1", metavar="SPEC",
+                   help="k:c,... | harmonic:K | ridge:T | step:T | abs (default 1:1,2:1,4:1,7:1)")
+    p.add_argument("--ridge", type=float_in(0.0, 1e6), default=1e-3, metavar="DELTA",
+                   help="ridge δ in [0, 1e6], not multiplied by n (default 1e-3)")
+    p.add_argument("--noise", type=float_in(0.0, 1e3), default=0.0, metavar="SIGMA",
+                   help="label noise σ in [0, 1000] (default 0)")
+    p.add_argument("--n", required=True, metavar="N1,N2", help="sample sizes, each in [1, 10000000]")
+    p.add_argument("--seeds", type=int_in(1, 1000), default=10, help="Monte-Carlo runs per n in [1, 1000]")
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=0, help="seed (target directions, samples)")
+    p.add_argument("--n-test", type=int_in(10, 100_000), default=2000, help="test points per run")
+    p.add_argument("--kmax", type=int_in(10, 2000), default=1000,
+                   help="highest degree of the spectrum in [10, 2000] (the tail above is analytic)")
+    p.add_argument("--no-empirical", action="store_true", help="theory only (skip Monte-Carlo)")
+    p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV file")
+    p.set_defaults(func=run)
+
+
+def kernel_specs(args) -> tuple[list[str], list]:
+    """(names as given, validated KernelSpecs) of ``--kernels`` and the shared kernel options."""
+    from ntkviz.core.dotkernel import KernelSpec
+
+    names = [t.strip() for t in args.kernels.split(",")]
+    specs = []
+    for name in names:
+        if name not in KERNEL_NAMES:
+            raise CliError(f"--kernels: {name!r} is not one of {', '.join(KERNEL_NAMES)}")
+        if name in ARCCOS_KERNELS:
+            specs.append(KernelSpec(name))
+        else:
+            specs.append(KernelSpec(name, args.depth, args.bias, args.activation, args.normalize).validated())
+    if len(set(names)) != len(names):
+        raise CliError("--kernels: names must be distinct")
+    return names, specs
+
+
+def run(args) -> int:
+    from ntkviz.jobs import LearningMonteCarloRequest, LearningTheoryRequest
+
+    names, specs = kernel_specs(args)
+    target = parse_target(args.target)
+    ns = _n_list(args.n)
+    if target.max_degree > args.kmax:
+        raise CliError(f"--target degree must be in [0, {args.kmax}] (--kmax), got {target.max_degree}")
+    path = output_path(args.out, (".csv",))
+    common = dict(kernels=tuple(specs), target=target, dim=args.dim, ridge=args.ridge, noise=args.noise,
+                  kmax=args.kmax, labels=tuple(names))
+    theory = LearningTheoryRequest(n_values=tuple(ns), **common)()
+    mc_ns = [n for n in ns if n <= MC_MAX_N]
+    mc = None
+    if not args.no_empirical:
+        if len(mc_ns) < len(ns):
+            print(f"ntkviz learn: Monte-Carlo skipped for n > {MC_MAX_N} (an n x n solve that large "
+                  "takes minutes); theory written for every n", file=sys.stderr)
+        if mc_ns:
+            req = LearningMonteCarloRequest(n_values=tuple(mc_ns), seeds=args.seeds, seed=args.seed,
+                                            n_test=args.n_test, **common)
+            gen = req.iterate()
+            while True:
+                try:
+                    item = next(gen)
+                    if sys.stderr.isatty():
+                        progress_line("Monte-Carlo", item.fraction)
+                except StopIteration as stop:
+                    mc = stop.value
+                    break
+    rows = []
+    mean = sem = train = None
+    if mc is not None:
+        mean, sem = mc.mean_sem()
+        import numpy as np
+        with np.errstate(all="ignore"):
+            train = np.nanmean(mc.train_mse, axis=2)
+    for i, (name, th) in enumerate(zip(names, theory.theories)):
+        for j, n in enumerate(ns):
+            emp = ["", "", ""]
+            if mc is not None and n in mc_ns:
+                jj = mc_ns.index(n)
+                emp = [_cell(mean[i, jj]), _cell(sem[i, jj]), _cell(train[i, jj])]
+            rows.append([name, n, float(th.test_mse[j]), emp[0], emp[1], float(th.effective_ridge[j]),
+                         float(th.train_mse[j]), emp[2], float(th.e0[j]), float(th.tail_dof_bound[j])])
+    write_csv(path, HEADER, rows)
+    return 0
+
+
+def _cell(value) -> object:
+    value = float(value)
+    return value if math.isfinite(value) else ""
