@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz.models._base import ParamModel
-from ntkviz.models.kernel_curves import KernelChoice, _check_bool, _check_int, kernel_specs
+from ntkviz.models._base import check_bool, check_int
+from ntkviz.models.kernel_curves import KernelChoice, kernel_specs
 
 __all__ = ["SpectrumParams", "SpectrumModel", "SPECTRUM_KMAX_RANGE"]
 
@@ -38,10 +39,10 @@ class SpectrumParams(KernelChoice):
 
     def __post_init__(self):
         super().__post_init__()
-        _check_int("dim", self.dim, limits.DIM_RANGE)
-        _check_int("kmax", self.kmax, SPECTRUM_KMAX_RANGE)
+        check_int("dim", self.dim, limits.DIM_RANGE)
+        check_int("kmax", self.kmax, SPECTRUM_KMAX_RANGE)
         for name in ("weighted", "guides", "slope"):
-            _check_bool(name, getattr(self, name))
+            check_bool(name, getattr(self, name))
 
 
 class SpectrumModel(ParamModel):
