@@ -20,7 +20,7 @@ CASES = [
     ("export kernel CSV", ["export", "kernel", "--kernels", "arccos1", "--points", "5001"], "prec.csv"),
     ("export kernel PNG", ["export", "kernel", "--kernels", "arccos1", "--width", "1600"], "k.png"),
     ("export spectrum SVG", ["export", "spectrum", "--kernels", "arccos1", "--kmax", "1000"], "s.svg"),
-    ("export training GIF", ["export", "training", "--steps", "50", "--frames", "10", "--width", "400"],
+    ("export training GIF", ["export", "training", "--steps", "20", "--frames", "4", "--width", "300"],
      "t.gif"),
 ]
 
