@@ -214,8 +214,9 @@ class QtClassificationPanel(QtPanel):
         finally:
             for w in widgets:
                 w.blockSignals(False)
-        unit = "" if p.family == "none" else FAMILY_RANGES[p.family][1]
-        self.plots["deformation"].setLabel("bottom", f"{p.family} amplitude" + (f" ({unit})" if unit else ""))
+        self.plots["deformation"].setLabel(
+            "bottom", "amplitude (no deformation)" if p.family == "none"
+            else f"{p.family} amplitude ({FAMILY_RANGES[p.family][1]})")
         try:
             pairs = self.model.request().pairs()
             self.info.setText(f"about {pairs:,} conv kernel pairs the first time (M1: ~2.5 ms each); "
