@@ -70,7 +70,13 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
     report = GalleryReport()
     sizes = {k: SIZES[k] for k in (REDUCED_SIZES if reduced else SIZES)}
     for key in panels or keys():
-        for case, state in cases_of(key, reduced and cases is None).items():
+        try:
+            panel_cases = cases_of(key, reduced and cases is None)
+        except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the gallery
+            report.problems.append((key, f"cannot load: {type(exc).__name__}: {exc}"))
+            log(f"{key}: CANNOT LOAD: {exc}")
+            continue
+        for case, state in panel_cases.items():
             if cases is not None and case not in cases:
                 continue
             t0 = time.perf_counter()
@@ -78,7 +84,7 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
             folder.mkdir(parents=True, exist_ok=True)
             try:
                 panel = build_panel(panel_class(key), state, timeout_s=timeout_s)
-            except (ValueError, TimeoutError) as exc:
+            except Exception as exc:  # noqa: BLE001 - reported, the gallery goes on
                 report.problems.append((f"{key}/{case}", f"not computed: {exc}"))
                 log(f"{key}/{case}: NOT COMPUTED: {exc}")
                 continue
