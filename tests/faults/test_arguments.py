@@ -105,6 +105,8 @@ REFUSED = [
     ("gram single image", f"{G} --images {{F[digit.npy]}} --out {{npy}}", "digit.npy", None),
     ("export deform missing image", f"{ED} --image {{F[missing.npy]}} --out {{csv}}", "missing.npy", None),
     ("export deform pickle image", f"{ED} --image {{F[pickle.npy]}} --out {{csv}}", "pickle.npy", None),
+    ("export deform white 1x1 image is blank", f"{ED} --image {{F[one_pixel.npy]}} --out {{csv}}",
+     "one_pixel.npy", None),
     ("export deform inf image", f"{ED} --image {{F[nan_image.npy]}} --out {{csv}}", "nan_image.npy", None),
     ("stability model bad JSON", f"{ST} --model {{F[bad.json]}} --out {{csv}}", "bad.json", None),
     ("stability model foreign JSON", f"{ST} --model {{F[foreign.json]}} --out {{csv}}", "foreign.json", None),

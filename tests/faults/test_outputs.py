@@ -68,3 +68,21 @@ def test_no_trusted_false_zero(name, depth, bias):
     sp = SpectrumTableRequest(KernelSpec(name, depth, bias), 1000, 400)().spectrum
     tiny = (np.abs(sp.mu) < np.finfo(np.float64).tiny) & ~sp.exact_zero
     assert not np.any(tiny & sp.trustworthy), f"{int(np.sum(tiny & sp.trustworthy))} false zeros trusted"
+
+
+def test_no_negative_eigenvalue_beyond_its_estimate(tmp_path, capsys):
+    """13.10: tanh NTK L = 50, β = 0.1, p = 5 gave μ_k < 0 beyond the error estimate (e.g.
+    k = 635: −1.09e-17 with estimate 1.01e-17). Eigenvalues of a positive definite kernel are
+    >= 0: a negative value must lie within its estimate and not be called trustworthy."""
+    out = tmp_path / "mu.csv"
+    argv = ["spectrum", "--name", "ntk", "--activation", "tanh", "--depth", "50", "--bias", "0.1",
+            "--dim", "5", "--kmax", "700", "--out", out]
+    assert run_cli(argv, capsys)[0] == 0
+    import csv
+
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))[1:]
+    for k, _, mu, err, _, trusted in rows:
+        if float(mu) < 0:
+            assert -float(mu) <= float(err), f"k = {k}: mu = {mu} beyond its estimate {err}"
+            assert trusted == "False", f"k = {k}: negative mu = {mu} called trustworthy"
