@@ -22,6 +22,8 @@ EXPORTS = {
     "shear 5": (["export", "deform", "--label", "1", "--shear", "5"], ".png"),
     "bias 0.12345": (["export", "kernel", "--kernels", "ntk", "--bias", "0.12345"], ".svg"),
     "bias 0.0004": (["export", "kernel", "--kernels", "ntk", "--bias", "0.0004"], ".svg"),
+    "width 1 csv": (["export", "kernel", "--kernels", "ntk", "--net-width", "1", "--samples", "1"], ".csv"),
+    "width 1 png": (["export", "kernel", "--kernels", "ntk", "--net-width", "1", "--samples", "1"], ".png"),
 }
 
 SCRIPT = """
@@ -76,3 +78,11 @@ def test_bias_drawn_as_asked(results, name, label):
     r = results[name]
     assert _drawn_or_refused(r)
     assert label in r["text"], f"the figure's legend does not show β = {label}"
+
+
+def test_csv_and_figure_accept_the_same_values(results):
+    """13.12: --net-width 1 worked for CSV while the PNG said "width m must be in [10, 65536]":
+    one model decides for every format."""
+    csv_run, png_run = results["width 1 csv"], results["width 1 png"]
+    assert csv_run["code"] == png_run["code"], (csv_run["err"], png_run["err"])
+    assert csv_run["code"] in (0, 2)
