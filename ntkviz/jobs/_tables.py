@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntkviz.core._validate import check_cosines, check_int
-from ntkviz.limits import DIM_RANGE, KMAX_RANGE
+from ntkviz.limits import DIM_RANGE, KERNEL_GRID_RANGE, KMAX_RANGE
 
 __all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable",
            "SPECTRUM_COLUMNS"]
@@ -75,8 +75,6 @@ class KernelTableRequest:
     @classmethod
     def grid(cls, spec, n_points: int) -> "KernelTableRequest":
         """``n_points`` equally spaced cosines from -1 to 1, both ends included."""
-        from ntkviz.limits import KERNEL_GRID_RANGE
-
         n = check_int("grid", n_points, *KERNEL_GRID_RANGE)
         return cls(spec, np.linspace(-1.0, 1.0, n))
 
