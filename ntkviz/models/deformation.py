@@ -17,8 +17,7 @@ from typing import Optional
 
 from ntkviz import limits
 from ntkviz.core.deform import Deformation  # a plain dataclass: loads no scipy
-from ntkviz.models._base import ParamModel
-from ntkviz.models.kernel_curves import _check_float, _check_int
+from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
            "EVEN_PATCH_OFFSETS", "LayerSpec", "map_sizes"]
@@ -83,18 +82,18 @@ class DeformationParams(Deformation):
     even_patch_offsets: str = "reference"
 
     def __post_init__(self):
-        _check_int("label", self.label, limits.DIGIT_LABEL_RANGE)
-        _check_int("index", self.index, _DIGIT_INDEX_RANGE)
+        check_int("label", self.label, limits.DIGIT_LABEL_RANGE)
+        check_int("index", self.index, _DIGIT_INDEX_RANGE)
         if not isinstance(self.user_name, str):
             raise ValueError(f"user_name must be a string, got {self.user_name!r}")
         if self.user_pixels is not None:
             _check_pixels(self.user_pixels)
         for name, bounds, integer in DEFORMATION_FIELDS:
-            (_check_int if integer else _check_float)(name, getattr(self, name), bounds)
+            (check_int if integer else check_float)(name, getattr(self, name), bounds)
         choices = (*limits.ARCH_PRESETS, CUSTOM)
-        _check_choice("preset", self.preset, choices)
-        _check_choice("patch_normalization", self.patch_normalization, limits.PATCH_NORMALIZATIONS)
-        _check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
+        check_choice("preset", self.preset, choices)
+        check_choice("patch_normalization", self.patch_normalization, limits.PATCH_NORMALIZATIONS)
+        check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
         if self.even_patch_offsets != "reference" and not offsets_supported():
             raise ValueError(f"even_patch_offsets {self.even_patch_offsets!r} is not available in "
                              "this version of the kernels; allowed: reference")
@@ -154,11 +153,6 @@ def offsets_supported() -> bool:
     return "even_patch_offsets" in {f.name for f in fields(Architecture)}
 
 
-def _check_choice(name: str, value, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-
-
 def _check_pixels(pixels) -> None:
     if not isinstance(pixels, tuple) or len(pixels) != _USER_SIDE or any(
             not isinstance(row, tuple) or len(row) != _USER_SIDE for row in pixels):
@@ -182,13 +176,13 @@ def _check_layers(layers) -> None:
             raise ValueError(f"layer {k} must be (patch, subsampling, pooling, kernel, sigma, "
                              f"poolfactor or null), got {spec!r}")
         npatch, sub, pooling, kernel, sigma, pf = spec
-        _check_int(f"layer {k} patch", npatch, limits.LAYER_INT_RANGE)
-        _check_int(f"layer {k} subsampling", sub, limits.LAYER_INT_RANGE)
-        _check_choice(f"layer {k} pooling", pooling, limits.POOLINGS)
-        _check_choice(f"layer {k} kernel", kernel, limits.PATCH_KERNELS)
-        _check_float(f"layer {k} sigma", sigma, limits.LAYER_SIGMA_RANGE)
+        check_int(f"layer {k} patch", npatch, limits.LAYER_INT_RANGE)
+        check_int(f"layer {k} subsampling", sub, limits.LAYER_INT_RANGE)
+        check_choice(f"layer {k} pooling", pooling, limits.POOLINGS)
+        check_choice(f"layer {k} kernel", kernel, limits.PATCH_KERNELS)
+        check_float(f"layer {k} sigma", sigma, limits.LAYER_SIGMA_RANGE)
         if pf is not None:
-            _check_int(f"layer {k} poolfactor", pf, limits.LAYER_INT_RANGE)
+            check_int(f"layer {k} poolfactor", pf, limits.LAYER_INT_RANGE)
     _map_sizes(layers)
 
 

@@ -14,8 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.models._base import ParamModel
-from ntkviz.models.kernel_curves import _check_float, _check_int
+from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
 
 __all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
            "sweep_cost"]
@@ -71,29 +70,29 @@ class StabilityParams:
             raise ValueError(f"digits must be a non-empty list of bundled indices in "
                              f"[0, {_N_BUNDLED - 1}], got {self.digits!r}")
         for d in self.digits:
-            _check_int("digits", d, (0, _N_BUNDLED - 1))
+            check_int("digits", d, (0, _N_BUNDLED - 1))
         if len(set(self.digits)) != len(self.digits):
             raise ValueError("digits must not repeat an index, got "
                              f"{', '.join(map(str, self.digits))}")
         lo, hi = limits.AMPLITUDE_RANGE
         for name in ("amplitude_min", "amplitude_max"):
             value = getattr(self, name)
-            _check_float(name, value, (lo, hi))
+            check_float(name, value, (lo, hi))
             if value <= lo:
                 raise ValueError(f"{name} must be in ({lo:g}, {hi:g}] (log axis), got {value!r}")
         if self.amplitude_min > self.amplitude_max:
             raise ValueError(f"amplitude_min must be <= amplitude_max, got "
                              f"{self.amplitude_min:g} > {self.amplitude_max:g}")
-        _check_int("amplitude_count", self.amplitude_count, limits.AMPLITUDE_COUNT_RANGE)
+        check_int("amplitude_count", self.amplitude_count, limits.AMPLITUDE_COUNT_RANGE)
         if self.amplitude_min == self.amplitude_max and self.amplitude_count > 1:
             raise ValueError(f"amplitude_count must be 1 when amplitude_min = amplitude_max "
                              f"= {self.amplitude_min:g}, got {self.amplitude_count}")
-        _check_int("seeds", self.seeds, limits.SWEEP_SEEDS_RANGE)
-        _check_int("first_seed", self.first_seed, (0, limits.SEED_RANGE[1] - limits.SWEEP_SEEDS_RANGE[1]))
+        check_int("seeds", self.seeds, limits.SWEEP_SEEDS_RANGE)
+        check_int("first_seed", self.first_seed, (0, limits.SEED_RANGE[1] - limits.SWEEP_SEEDS_RANGE[1]))
         if self.architecture not in limits.ARCH_PRESETS:
             raise ValueError(f"architecture must be one of {', '.join(limits.ARCH_PRESETS)}, "
                              f"got {self.architecture!r}")
-        _check_int("reference_per_class", self.reference_per_class, limits.REFERENCES_RANGE)
+        check_int("reference_per_class", self.reference_per_class, limits.REFERENCES_RANGE)
         alone = [d for d in self.digits if d % limits.BUNDLED_PER_CLASS < self.reference_per_class]
         if len(alone) == len(self.digits) and self.reference_per_class == 1:
             raise ValueError(

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE, style_legend
+from ntkviz.gui.widgets import PALETTE, log_tick_strings, style_legend
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
            "arrow_segments", "nice_ceil", "nice_floor"]
@@ -27,7 +27,7 @@ CONTEXT_LABELS = {
 }
 CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
 #: pixel width of a colour bar's tick-label column (room for "−0.25", "12.5")
-BAR_AXIS_WIDTH = 48
+BAR_AXIS_WIDTH = 42
 
 
 def nice_ceil(value: float) -> float:
@@ -88,6 +88,11 @@ def arrow_segments(tau: np.ndarray, step: int = 2, length_px: float = 2.4):
     return np.stack(segs_x, axis=1).ravel(), np.stack(segs_y, axis=1).ravel(), factor
 
 
+def _set_title(plot: pg.PlotItem, text: str) -> None:
+    """Set a (short) title: a title wider than image + bar would widen a narrow cell."""
+    plot.setTitle(text)
+
+
 class ImageViews(QtWidgets.QWidget):
     """x, L_τx, L_τx − x and |τ| (with arrows) side by side, each with a colour bar.
 
@@ -96,7 +101,7 @@ class ImageViews(QtWidgets.QWidget):
     """
 
     TITLES = {"original": "original x", "deformed": "deformed L<sub>τ</sub>x",
-              "difference": "L<sub>τ</sub>x − x", "displacement": "displacement τ"}
+              "difference": "L<sub>τ</sub>x − x", "displacement": "τ"}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -109,7 +114,8 @@ class ImageViews(QtWidgets.QWidget):
         for name in IMAGE_VIEWS:
             widget = pg.GraphicsLayoutWidget()
             widget.ci.setContentsMargins(2, 2, 2, 2)
-            plot = widget.addPlot(row=0, col=0, title=self.TITLES[name])
+            plot = widget.addPlot(row=0, col=0)
+            _set_title(plot, self.TITLES[name])
             plot.setAspectLocked(True)
             plot.invertY(True)
             plot.hideButtons()
@@ -119,7 +125,7 @@ class ImageViews(QtWidgets.QWidget):
             plot.hideAxis("bottom")
             plot.getViewBox().setDefaultPadding(0.0)
             # room inside the item (what an export takes) for the bar's end labels "0", "−1.0"
-            plot.setContentsMargins(2, 2, 4, 10)
+            plot.setContentsMargins(1, 2, 2, 10)
             plot.titleLabel.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                           QtWidgets.QSizePolicy.Policy.Fixed)
             img = pg.ImageItem(axisOrder="row-major")
@@ -169,10 +175,14 @@ class ImageViews(QtWidgets.QWidget):
         self._set_levels("displacement", (0.0, nice_ceil(float(mag.max()))))
         x, y, factor = arrow_segments(resp.tau)
         self.arrows.setData(x, y)
-        title = f"τ (arrows ×{factor:g})" if factor else self.TITLES["displacement"]
+        if factor:
+            scale = f"{factor:g}" if factor >= 1e-3 else log_tick_strings([math.log10(factor)])[0]
+            title = f"τ, arrows ×{scale}"
+        else:
+            title = self.TITLES["displacement"]
         if title != self._arrow_label:
             self._arrow_label = title
-            self.plots["displacement"].setTitle(title)
+            _set_title(self.plots["displacement"], title)
 
     def _set_levels(self, name: str, levels: tuple[float, float]) -> None:
         if tuple(self.bars[name].levels()) != levels:  # (the image keeps the bar's levels)
