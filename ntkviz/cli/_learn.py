@@ -6,8 +6,9 @@ Example::
         --noise 0 --n 100,200,500,1000 --seeds 10 --seed 0 --out curve.csv
 
 One row per (kernel, n): ``kernel,n,theory_test_mse,empirical_test_mse,empirical_sem,
-effective_ridge,theory_train_mse,empirical_train_mse,e0,tail_dof_bound`` (``kernel`` as given
-in ``--kernels``). Estimator ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ = ``--ridge`` **not**
+effective_ridge,theory_train_mse,empirical_train_mse,e0,tail_dof_bound,theory_trustworthy``
+(``kernel`` as given in ``--kernels``; ``theory_trustworthy`` is false where the spectrum's
+truncation at ``--kmax`` may matter: tail_dof_bound > 1e-3 n — raise --kmax). Estimator ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ = ``--ridge`` **not**
 multiplied by n; labels ``y = f + σ ε``; test MSE against a fresh noisy label (includes σ²).
 Theory: eigenlearning (:class:`ntkviz.jobs.LearningTheoryRequest`); empirical: mean and
 standard error over ``--seeds`` Monte-Carlo runs (blank with ``--no-empirical`` and for
@@ -28,7 +29,7 @@ from ntkviz.limits import ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEPTH_RANGE, 
 
 MC_MAX_N = 20_000
 HEADER = ["kernel", "n", "theory_test_mse", "empirical_test_mse", "empirical_sem", "effective_ridge",
-          "theory_train_mse", "empirical_train_mse", "e0", "tail_dof_bound"]
+          "theory_train_mse", "empirical_train_mse", "e0", "tail_dof_bound", "theory_trustworthy"]
 
 
 def parse_target(text: str):
@@ -172,7 +173,8 @@ def run(args) -> int:
                 jj = mc_ns.index(n)
                 emp = [_cell(mean[i, jj]), _cell(sem[i, jj]), _cell(train[i, jj])]
             rows.append([name, n, float(th.test_mse[j]), emp[0], emp[1], float(th.effective_ridge[j]),
-                         float(th.train_mse[j]), emp[2], float(th.e0[j]), float(th.tail_dof_bound[j])])
+                         float(th.train_mse[j]), emp[2], float(th.e0[j]), float(th.tail_dof_bound[j]),
+                         bool(th.trustworthy[j])])
     write_csv(path, HEADER, rows)
     return 0
 

@@ -96,13 +96,15 @@ class LearningTheoryResponse:
     noise: float
 
     def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
-        """``curve``: kernel,n,theory_test_mse,theory_train_mse,effective_ridge,e0,tail_dof_bound;
+        """``curve``: kernel,n,theory_test_mse,theory_train_mse,effective_ridge,e0,tail_dof_bound,
+        trustworthy (tail_dof_bound <= 1e-3 n);
         ``learnability``: kernel,n,k,mu,learnability,target_power (at the largest n)."""
         if view == "curve":
             head = ["kernel", "n", "theory_test_mse", "theory_train_mse", "effective_ridge", "e0",
-                    "tail_dof_bound"]
+                    "tail_dof_bound", "trustworthy"]
             rows = [[lab, int(n), float(th.test_mse[i]), float(th.train_mse[i]),
-                     float(th.effective_ridge[i]), float(th.e0[i]), float(th.tail_dof_bound[i])]
+                     float(th.effective_ridge[i]), float(th.e0[i]), float(th.tail_dof_bound[i]),
+                     bool(th.trustworthy[i])]
                     for lab, th in zip(self.labels, self.theories) for i, n in enumerate(th.n)]
             return head, rows
         if view == "learnability":

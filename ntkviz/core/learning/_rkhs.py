@@ -39,7 +39,7 @@ def rkhs_norm(spectrum, projection) -> RkhsNorm:
     zeros = tuple(int(k) for k in np.nonzero(zero)[0])
     if zeros:
         return RkhsNorm(math.inf, math.inf, zeros, projection.tail_power > 0)
-    terms = (lp - lm)[has]
+    terms = lp[has] - lm[has]
     if terms.size == 0:
         return RkhsNorm(0.0, -math.inf, (), projection.tail_power > 0)
     top = float(terms.max())

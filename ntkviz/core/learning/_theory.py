@@ -83,6 +83,11 @@ class LearningTheory:
     tail_dof_bound: np.ndarray
     trace_tail: float
 
+    @property
+    def trustworthy(self) -> np.ndarray:
+        """Rows whose truncation is negligible: ``tail_dof_bound <= 1e-3 n`` (else raise kmax)."""
+        return self.tail_dof_bound <= 1e-3 * self.n
+
 
 def spectrum_weights(spectrum) -> tuple[np.ndarray, np.ndarray]:
     """``(w_k = N μ_k, μ_k)`` from a :class:`~ntkviz.core.mercer.Spectrum`, computed from the
