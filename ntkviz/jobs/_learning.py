@@ -16,7 +16,8 @@ import numpy as np
 
 __all__ = ["LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
            "LearningMonteCarloResponse", "LearningProgress", "GpSamplesRequest", "GpSamplesResponse",
-           "PartialSumsRequest", "PartialSumsResponse", "LEARNING_LIMITS"]
+           "PartialSumsRequest", "PartialSumsResponse", "GeneralisationRequest",
+           "GeneralisationResponse", "LEARNING_LIMITS", "FIT_MAX_N"]
 
 #: allowed ranges (inclusive)
 LEARNING_LIMITS = {
@@ -372,3 +373,84 @@ class PartialSumsRequest:
         return PartialSumsResponse(self.label or self.kernel.label, u,
                                    evaluate_kernel(self.kernel, u)[0], self.degrees,
                                    funk_hecke_partial_sums(sp, u, self.degrees))
+
+
+#: fits along the circle are drawn live up to this n (one n x n solve per kernel)
+FIT_MAX_N = 3000
+
+
+@dataclass(frozen=True)
+class GeneralisationResponse:
+    """Everything the Generalisation panel draws from one light job."""
+
+    theory: LearningTheoryResponse   # on curve_n (the learning curve)
+    current: LearningTheoryResponse  # at the current n only
+    fits: tuple                      # per kernel CircleFit, or () when n > FIT_MAX_N
+    gp: GpSamplesResponse
+    partial: PartialSumsResponse
+    bounds: np.ndarray
+    approximation: tuple             # per kernel A(B) on bounds
+    n: int
+
+    def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
+        """``curve`` and ``learnability`` (at the current n) as in :class:`LearningTheoryResponse`;
+        ``fit`` (kernel,theta,target,prediction); ``gp``; ``partial_sums``; ``approximation``."""
+        if view == "curve":
+            return self.theory.csv_table("curve")
+        if view == "learnability":
+            return self.current.csv_table("learnability")
+        if view == "fit":
+            rows = [[lab, float(t), float(f), float(pr)] for lab, fit in zip(self.theory.labels, self.fits)
+                    for t, f, pr in zip(fit.theta, fit.target, fit.prediction)]
+            return ["kernel", "theta", "target", "prediction"], rows
+        if view == "gp":
+            return self.gp.csv_table()
+        if view == "partial_sums":
+            return self.partial.csv_table()
+        if view == "approximation":
+            rows = [[lab, float(b), float(a)] for lab, errs in zip(self.theory.labels, self.approximation)
+                    for b, a in zip(self.bounds, errs)]
+            return ["kernel", "norm_bound", "approximation_error"], rows
+        raise ValueError(f"view must be one of curve, learnability, fit, gp, partial_sums, "
+                         f"approximation, got {view!r}")
+
+
+@dataclass(frozen=True)
+class GeneralisationRequest:
+    """Theory on ``curve_n`` and at ``n``, the KRR fit along a great circle at ``n`` (seed
+    ``seed``; skipped above n = 3000), GP samples, Funk–Hecke partial sums of the first
+    kernel and the bounded-norm approximation error (fields as :class:`LearningTheoryRequest`)."""
+
+    kernels: tuple
+    target: object
+    dim: int = 3
+    ridge: float = 1e-3
+    noise: float = 0.0
+    n: int = 200
+    kmax: int = 500
+    labels: tuple = ()
+    seed: int = 0
+    curve_n: tuple = tuple(int(v) for v in np.unique(np.geomspace(10, 100_000, 60).astype(int)))
+
+    def __post_init__(self):
+        object.__setattr__(self, "n_values", (int(self.n),))
+        _check_common(self)
+
+    def __call__(self) -> GeneralisationResponse:
+        from ntkviz.core.learning import approximation_error, krr_fit_on_circle
+
+        common = dict(kernels=self.kernels, target=self.target, dim=self.dim, ridge=self.ridge,
+                      noise=self.noise, kmax=self.kmax, labels=self.labels)
+        theory = LearningTheoryRequest(n_values=self.curve_n, **common)()
+        current = LearningTheoryRequest(n_values=(int(self.n),), **common)()
+        fits = ()
+        if self.n <= FIT_MAX_N:
+            directions = self.target.directions(self.dim, self.seed)
+            fits = tuple(krr_fit_on_circle(s, self.target, directions, int(self.n), self.ridge,
+                                           self.noise, self.seed) for s in self.kernels)
+        gp = GpSamplesRequest(self.kernels, self.labels, count=3, points=512, seed=self.seed)()
+        partial = PartialSumsRequest(self.kernels[0], self.dim, label=self.labels[0])()
+        total = max(theory.projection.total_power, 1e-300)
+        bounds = np.geomspace(1e-3, 1e3, 61) * math.sqrt(total)
+        approx = tuple(approximation_error(sp, theory.projection, bounds) for sp in theory.spectra)
+        return GeneralisationResponse(theory, current, fits, gp, partial, bounds, approx, int(self.n))

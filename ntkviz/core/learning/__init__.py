@@ -7,13 +7,13 @@ learnabilities), ``krr_trial`` (one Monte-Carlo KRR run), ``rkhs_norm``,
 Convention throughout: ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ not multiplied by n.
 """
 from ntkviz.core.learning._gegenbauer import gegenbauer, log_gegenbauer
-from ntkviz.core.learning._krr import KrrTrial, krr_trial, uniform_sphere
+from ntkviz.core.learning._krr import CircleFit, KrrTrial, krr_fit_on_circle, krr_trial, uniform_sphere
 from ntkviz.core.learning._rkhs import (RkhsNorm, approximation_error, funk_hecke_partial_sums,
                                         gp_samples_on_circle, rkhs_norm)
 from ntkviz.core.learning._targets import TARGET_KINDS, Target, TargetProjection
 from ntkviz.core.learning._theory import LearningTheory, learning_theory, spectrum_weights
 
 __all__ = ["Target", "TargetProjection", "TARGET_KINDS", "learning_theory", "LearningTheory",
-           "spectrum_weights", "krr_trial", "KrrTrial", "uniform_sphere", "rkhs_norm", "RkhsNorm",
+           "spectrum_weights", "krr_trial", "KrrTrial", "krr_fit_on_circle", "CircleFit", "uniform_sphere", "rkhs_norm", "RkhsNorm",
            "approximation_error", "gp_samples_on_circle", "funk_hecke_partial_sums",
            "gegenbauer", "log_gegenbauer"]

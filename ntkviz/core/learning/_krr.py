@@ -81,3 +81,48 @@ def _learned_fractions(target, directions, projection, mu, x, alpha):
             tables[j] = gegenbauer(x.shape[1], kmax, u[:, j])
         out[i] = mu[k] * float(alpha @ tables[j][k]) / coef[k]
     return degrees, out
+
+
+@dataclass(frozen=True)
+class CircleFit:
+    """A KRR fit seen along the great circle ``x(θ) = cos θ e1 + sin θ e2`` (``e1`` the
+    target's first direction): ``target``/``prediction`` at ``theta``; training points near
+    the circle (``|proj| >= 0.9``, all of them for p = 2) at ``train_theta`` with their labels."""
+
+    theta: np.ndarray
+    target: np.ndarray
+    prediction: np.ndarray
+    train_theta: np.ndarray
+    train_y: np.ndarray
+
+
+def circle_frame(directions: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Orthonormal ``(e1, e2)``: e1 the first target direction, e2 random orthogonal."""
+    e1 = directions[0]
+    rng = np.random.default_rng([int(seed), 3])
+    v = rng.standard_normal(e1.shape[0])
+    v -= (v @ e1) * e1
+    return e1, v / np.linalg.norm(v)
+
+
+def krr_fit_on_circle(spec, target, directions, n: int, ridge: float, noise: float, seed: int,
+                      points: int = 721) -> CircleFit:
+    """Fit KRR on ``n`` uniform points (seed ``seed``) and evaluate it along a great circle."""
+    import scipy.linalg
+
+    dim = directions.shape[1]
+    rng = np.random.default_rng([int(seed), int(n), 41])
+    x = uniform_sphere(rng, n, dim)
+    y = target.evaluate(x, directions) + noise * rng.standard_normal(n)
+    reg = gram(spec, x, x) + ridge * np.eye(n)
+    try:
+        alpha = scipy.linalg.solve(reg, y, assume_a="pos", check_finite=False)
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+        alpha = np.linalg.lstsq(reg, y, rcond=None)[0]
+    e1, e2 = circle_frame(directions, seed)
+    theta = np.linspace(-np.pi, np.pi, points)
+    xc = np.cos(theta)[:, None] * e1[None, :] + np.sin(theta)[:, None] * e2[None, :]
+    a, b = x @ e1, x @ e2
+    near = np.hypot(a, b) >= (0.9 if dim > 2 else 0.0)
+    return CircleFit(theta, target.evaluate(xc, directions), gram(spec, xc, x) @ alpha,
+                     np.arctan2(b, a)[near], y[near])
