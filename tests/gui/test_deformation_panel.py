@@ -420,3 +420,22 @@ def test_image_views_are_not_clipped_in_a_narrow_window(qtbot, panel):
     for name, widget in panel.views.widgets.items():
         need = panel.plots[name].effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
         assert need <= widget.width(), (name, need, widget.width())
+
+
+def test_tiny_colour_scales_keep_three_labelled_ticks(qtbot, panel):
+    """A 1e-3 px deformation: the colour bars still label >= 3 ticks (none dropped for
+    lack of room)."""
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.model.update(translate_x=1e-3)
+    wait_latest(qtbot, panel)
+    for name in ("difference", "displacement"):
+        axis = panel.bars[name].getAxis("right")
+        lo, hi = panel.bars[name].levels()
+        values = [v for level in axis.tickValues(lo, hi, 200) for v in level[1]]
+        labels = [t for t in axis.tickStrings(values, 1.0, values[1] - values[0]) if t]
+        assert len(labels) >= 3
+        from PySide6 import QtGui
+
+        font = axis.style.get("tickFont") or QtGui.QFont()
+        widest = max(QtGui.QFontMetrics(font).horizontalAdvance(t) for t in labels)
+        assert axis.width() >= widest + axis.style["tickTextOffset"][0]

@@ -26,7 +26,8 @@ CONTEXT_LABELS = {
     "mean_other": "mean over other-label digits",
 }
 CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
-#: pixel width of a colour bar's tick-label column (room for "−0.25", "12.5")
+#: smallest pixel width of a colour bar's tick-label column (room for "−0.5", "12.5"); it
+#: grows for longer labels such as "1.5·10⁻³"
 BAR_AXIS_WIDTH = 42
 
 
@@ -145,7 +146,9 @@ class ImageViews(QtWidgets.QWidget):
             bar.setImageItem(self.images[name], insert_in=self.plots[name])
             axis = bar.getAxis("right")
             axis.enableAutoSIPrefix(False)
-            axis.setWidth(BAR_AXIS_WIDTH)
+            axis.setStyle(autoExpandTextSpace=True)
+            axis.setWidth(None)
+            axis.setMinimumWidth(BAR_AXIS_WIDTH)
             self.bars[name] = bar
         self.arrows = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen("w", width=1.2))
         self.plots["displacement"].addItem(self.arrows)
