@@ -93,7 +93,7 @@ def gauss_hermite_2d(f, g, rho, q: float, nodes: int = 300):
 def deep_general_ref(u, depth: int, activation: str, bias: float = 0.0, nodes: int = 300):
     """(NTK_L, NNGP_L, dNTK/du, dNNGP/du) for a smooth activation, via 2-D Gauss–Hermite duals.
 
-    The recursion of contracts §A written out with explicit expectations
+    The recursion written out with explicit expectations
     c E[σσ], c E[σ'σ'], c E[σ''σ''] (the last for the derivative in u).
     """
     sigma, dsigma, c = activation_functions(activation)

@@ -2,7 +2,7 @@
 
 * :func:`theta_quadrature` — plain NumPy Gauss–Legendre in ``θ`` of the Funk–Hecke
   integral, ``P_k`` by the three-term recurrence, any kernel given as a callable.
-* :func:`relu_kernel_theta` — the ReLU deep recursion (contracts §A) written in angles,
+* :func:`relu_kernel_theta` — the ReLU deep recursion written in angles,
   so no ``arccos(cos θ)`` round trip at the first layer.
 * :func:`mpmath_eigenvalue` — the same integral in ``mpmath`` at high precision, for a
   few far-tail points where float64 quadrature has no correct digit left.
@@ -40,7 +40,7 @@ def theta_quadrature(kernel_of_theta, p: int, kmax: int, nodes: int = 600) -> np
 
 def relu_kernel_theta(theta, name: str = "ntk", depth: int = 2, bias: float = 0.0,
                       activation: str = "relu", lib=None):
-    """Deep NTK / NNGP at ``u = cos θ`` (contracts §A), un-normalised.
+    """Deep NTK / NNGP at ``u = cos θ``, un-normalised.
 
     ReLU layer by layer in angles (κ0 = 1 - θ/π, κ1 = (sin θ + (π - θ) cos θ)/π; the
     first layer uses θ itself, no ``arccos(cos θ)``); ``activation="erf"`` uses

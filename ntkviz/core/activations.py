@@ -4,7 +4,7 @@ Normalisation. Every activation σ carries c_σ = 1 / E_{z~N(0,1)}[σ(z)²], so
 that a unit-variance pre-activation keeps unit variance through a layer
 (ReLU: c = 2, the paper's factor 2 of √(2/m); step σ = 1{z ≥ 0}: c = 2). With
 a 2×2 covariance [[q, s], [s, q]] (equal variances q — inputs on the sphere)
-and correlation ρ = s/q, the dual maps are (``docs/spec.md`` §1.2, §3.3)
+and correlation ρ = s/q, the dual maps are
 
     k̂(s; q)   = c_σ E[σ(a) σ(b)],
     k̂'(s; q)  = c_σ E[σ'(a) σ'(b)]   = ∂k̂/∂s   (Price's theorem),

@@ -1,6 +1,6 @@
 """Arc-cosine kernels κ0, κ1 and the two-layer ReLU NTK κ, with derivatives.
 
-Conventions (Bietti & Mairal 2019, eqs. (3)-(5); ``docs/spec.md`` §1.1), for a
+Conventions (Bietti & Mairal 2019, eqs. (3)-(5)), for a
 cosine u ∈ [-1, 1] between two points of the unit sphere:
 
 * κ0(u) = (π − arccos u)/π                       (= 2 E[1{wᵀx≥0} 1{wᵀx'≥0}])

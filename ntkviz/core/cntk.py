@@ -994,6 +994,7 @@ def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs:
         raise ValueError(f"images_b must have the image shape of images {A.shape[1:]}, got {B.shape[1:]}")
     arch.layer_sizes(A.shape[1], A.shape[2])
     stack = A if B is None else np.concatenate([A, B])
+    stack, scale = _homogeneous_rescale(stack)
     n_a, n_tot = A.shape[0], stack.shape[0]
     batch = _Batch(stack, arch, mode == "ntk")
     if B is None:
@@ -1022,7 +1023,33 @@ def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs:
         K[jj, ii] = vals
     else:
         K = vals.reshape(n_a, n_tot - n_a)
+    if scale != 1.0:
+        with np.errstate(over="ignore"):
+            K = K * scale * scale
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"images: pixel values up to {scale:.3g} give kernel values beyond the float64 "
+                "range (~1.8e308); rescale the images (the kernels are homogeneous of degree 2: "
+                "K(c x, c y) = c² K(x, y))")
     yield GramProgress(1.0, total, total, K)
+
+
+#: image stacks whose largest |pixel| exceeds this are divided by a power of two first
+_RESCALE_ABOVE = 2.0 ** 64
+
+
+def _homogeneous_rescale(stack: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(stack / c, c)`` with ``c`` a power of two (exact) bringing the largest |pixel| into
+    [1, 2) when it exceeds 2^64, else ``(stack, 1.0)``. Both kernels are homogeneous of
+    degree 2 (every layer is 1-homogeneous in each input), so ``K = c² K(stack / c)``,
+    while the patch sums of the unscaled images would overflow (images scaled by 1e300
+    gave an all-NaN matrix). Small images are left alone: the norm floor 1e-6 of the
+    reference convention is not scale-free."""
+    peak = float(np.max(np.abs(stack))) if stack.size else 0.0
+    if not peak > _RESCALE_ABOVE:
+        return stack, 1.0
+    scale = math.ldexp(1.0, math.frexp(peak)[1] - 1)
+    return stack / scale, scale
 
 
 def gram_matrix(images, arch: Architecture, mode: str, images_b=None) -> np.ndarray:

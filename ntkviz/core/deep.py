@@ -1,6 +1,6 @@
 """Deep fully-connected NTK and NNGP of any activation, with their u-derivatives.
 
-Recursion (contracts §A; Bietti & Mairal 2019 eqs. (6)-(7) and Lemma 1 for
+Recursion (Bietti & Mairal 2019 eqs. (6)-(7) and Lemma 1 for
 ReLU without bias; Jacot et al. 2018 for the general dual-activation form).
 L is the number of weight layers (L − 1 hidden layers), β >= 0 the bias
 variance, k̂ the activation's dual maps (:mod:`ntkviz.core.activations`):
@@ -10,7 +10,7 @@ variance, k̂ the activation's dual maps (:mod:`ntkviz.core.activations`):
     Θ_k = Σ_k + Θ_{k−1} k̂'(Σ_{k−1}; q_{k−1}),
     NNGP_L = Σ_{L−1},  NTK_L = Θ_{L−1}.
 
-With ReLU and β = 0 this is ``docs/spec.md`` §1.2: NTK_L(1) = L (paper
+With ReLU and β = 0 this is : NTK_L(1) = L (paper
 normalisation, un-normalised), NNGP_L(1) = 1, and NTK_2 = κ = uκ0 + κ1.
 ``normalize=True`` divides by the value at u = 1 (the "1/L" variant for ReLU
 without bias).

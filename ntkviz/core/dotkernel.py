@@ -1,8 +1,7 @@
 """One front end for every dot-product kernel κ(u) on the sphere.
 
 A :class:`KernelSpec` names a kernel; :func:`evaluate_kernel` returns its value
-and derivative d/du at cosines u. Conventions (contracts §A, ``docs/spec.md``
-§1): paper normalisation (NTK parameterisation with c_σ = 1/E[σ(z)²], ReLU
+and derivative d/du at cosines u. Conventions: paper normalisation (NTK parameterisation with c_σ = 1/E[σ(z)²], ReLU
 c = 2), so the deep ReLU NTK has NTK_L(1) = L and NNGP_L(1) = 1;
 ``normalize=True`` divides by the value at u = 1 (for ReLU without bias the
 "1/L" NTK). Kernels:

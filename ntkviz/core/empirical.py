@@ -1,6 +1,6 @@
 """Finite-width empirical NTK and NNGP of randomly initialised networks.
 
-The network (Bietti & Mairal 2019 §2.1, ``docs/spec.md`` §1.2: NTK
+The network (Bietti & Mairal 2019 §2.1: NTK
 parameterisation, every weight N(0, 1)), with L weight layers, width m, and
 c = c_σ (2 for ReLU, the paper's √(2/m)):
 

@@ -124,7 +124,7 @@ def test_fast_matches_numpy_reference_on_signed_random_images(name, arch, shape)
         sc, sn = reference_kernels(img, img, arch)
         assert n.k_ckn == pytest.approx(sc, rel=1e-12)
         if arch.supports_ntk:
-            assert n.k_ntk == pytest.approx(sn, rel=1e-7)   # self-pair kappa0 noise (spec §3.5)
+            assert n.k_ntk == pytest.approx(sn, rel=1e-7)   # self-pair kappa0 noise
     if arch.supports_ntk:
         assert kn == pytest.approx(rn, rel=1e-12)
     else:
@@ -283,3 +283,27 @@ def test_even_patch_offsets_convention():
         Architecture((Layer(2, 1),), even_patch_offsets="valid").validated()
     with pytest.raises(ValueError, match="even_patch_offsets"):
         architecture_from_dict({"layers": [{"npatch": 2, "subsampling": 1}], "even_patch_offsets": 1})
+
+
+def test_gram_of_huge_images_is_rescaled_not_overflowed():
+    """13.10: images scaled by 1e300 gave an all-NaN Gram matrix. The kernels are homogeneous
+    of degree 2: K(c x, c y) = c² K(x, y), computed by rescaling; beyond the float64 range
+    of K a one-line refusal naming the images."""
+    from ntkviz.core.cntk import gram_matrix
+
+    rng = np.random.default_rng(5)
+    x = rng.random((3, 14, 14))
+    arch = PRESETS["M3"]
+    base = gram_matrix(x, arch, "ntk")
+    c = 2.0 ** 100 * 3.0  # not a power of two
+    big = gram_matrix(x * c, arch, "ntk")
+    off = ~np.eye(3, dtype=bool)
+    np.testing.assert_allclose(big[off], (base * c * c)[off], rtol=1e-13)
+    # self-pairs: x·c/2^101 = 1.5 x is rounded, and the NTK self-pair carries kappa0 rounding
+    # noise at cosine 1 (~1e-9 relative)
+    np.testing.assert_allclose(np.diag(big), np.diag(base) * c * c, rtol=1e-8)
+    exp_arch = Architecture((Layer(3, 2, "gaussian", "exp", 0.65),))
+    ckn = gram_matrix(x * 1e150, exp_arch, "ckn")
+    np.testing.assert_allclose(ckn, gram_matrix(x, exp_arch, "ckn") * 1e300, rtol=1e-12)
+    with pytest.raises(ValueError, match="images: pixel values up to .* beyond the float64 range"):
+        gram_matrix(x * 1e300, arch, "ntk")

@@ -27,7 +27,7 @@ def test_values_and_derivatives_match_oracle(oracle, depth, kind):
     np.testing.assert_allclose(value, entry[kind], rtol=1e-13, atol=0)
     expected = _arr(entry[f"{kind}_deriv"])
     finite = ~np.isnan(expected)
-    # oracle README §3: rtol 1e-10 for deep derivatives at u = 0.999999; this recursion does 1e-13
+    # rtol 1e-10 for deep derivatives at u = 0.999999; this recursion does 1e-13
     np.testing.assert_allclose(deriv[finite], expected[finite], rtol=1e-13, atol=0)
     for d, limit in zip(deriv, entry[f"{kind}_deriv_limit"]):
         if limit is not None:

@@ -50,7 +50,7 @@ def test_oracle_eigenvalues(oracle, p, name):
     # exact zeros are exactly 0 and flagged; nothing else is flagged
     assert np.array_equal(s.exact_zero, zero)
     assert np.all(s.mu[zero] == 0.0) and np.all(s.error_estimate[zero] == 0.0)
-    # closed forms: rtol 1e-12 (oracle README §3); deep kernels: 1e-10 requested, we hold 1e-12
+    # closed forms: rtol 1e-12; deep kernels: 1e-12
     np.testing.assert_allclose(s.mu[~zero], expected[~zero], rtol=1e-12, atol=0)
     # the error estimate bounds the actual error and is itself below 1e-11 relative (it
     # carries a worst-case model of the rounding in the Taylor coefficients: n eps per layer)
@@ -99,7 +99,7 @@ def test_multiplicity_formulas():
 
 
 def test_p3_rational_eigenvalues():
-    """spec §2.2–2.3: at p = 3 every closed-form eigenvalue is rational."""
+    """At p = 3 every closed-form eigenvalue is rational."""
     fr = Fraction
     table = {
         "arccos0": [fr(1, 2), fr(1, 8), 0, fr(1, 128), 0, fr(1, 512), 0, fr(25, 32768)],
@@ -122,7 +122,7 @@ def test_p2_formulas():
 
 
 def test_asymptotic_constants():
-    """C(p) (spec §2.2) and μ_k k^p / C(p) -> 1 for κ0 (odd k) at large k."""
+    """C(p) and μ_k k^p / C(p) -> 1 for κ0 (odd k) at large k."""
     assert asymptotic_constant(2) == pytest.approx(0.2026, abs=1e-4)
     assert asymptotic_constant(3) == pytest.approx(1 / np.pi, rel=1e-14)
     assert asymptotic_constant(5) == pytest.approx(2.865, abs=1e-3)
