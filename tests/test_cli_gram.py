@@ -145,3 +145,27 @@ def test_store_of_another_version_is_kept(files, capsys, monkeypatch):
     code, line = _run(args, capsys)
     assert code == 2 and "another ntkviz version" in line
     np.testing.assert_array_equal(zarr.open_group(str(files / "K.zarr"))["gram"][:], before)
+
+
+def test_disk_full_mid_run_keeps_written_tiles(files, capsys, monkeypatch):
+    """The third tile write fails (ENOSPC): one line, exit 2; the rerun computes only the rest."""
+    import errno
+
+    from ntkviz.dataset._store import GramStore
+
+    original, calls = GramStore.write, []
+
+    def failing(self, i, j, block):
+        calls.append((i, j))
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return original(self, i, j, block)
+
+    args = ["--model", str(files / "m.json"), "--images", str(files / "a.npy"), "--mode", "ntk",
+            "--out", str(files / "K.zarr"), "--tile-size", "3"]
+    monkeypatch.setattr(GramStore, "write", failing)
+    code, line = _run(args, capsys)
+    assert code == 2 and "No space left on device" in line
+    monkeypatch.setattr(GramStore, "write", original)
+    code, line = _run(args, capsys)
+    assert code == 0 and "(2 of 6 already done)" in line
