@@ -239,3 +239,18 @@ def test_spectrum_log_space_at_p_1000():
     header, rows = r.csv_table("spectrum")
     assert all(row[8] == "" if row[7] == "zero" else np.isfinite(row[8]) for row in rows)
     assert rows[1000][3] == (2 * 1000 + 998) * math.comb(1000 + 997, 998) // 1000  # exact int
+
+
+def test_near_one_csv_has_no_inf_rows_for_a_kernel_infinite_at_one():
+    """13.10: the step NTK is infinite at u = 1, so 2κ(1) − 2κ(1 − ε) does not exist: the CSV
+    says so in the header and leaves the cells empty (no inf rows); other curves unchanged."""
+    step = KernelSpec("ntk", 50, 0.0, "step")
+    r = KernelCurveRequest(specs=(step, K1), near_one=True, n_near=241)()
+    header, rows = r.csv_table("near_one")
+    assert "infinite" in header[1] and "infinite" not in header[2]
+    assert len(rows) == 241 and all(row[1] == "" for row in rows)
+    eps = np.array([row[0] for row in rows])
+    gap = np.array([row[2] for row in rows])
+    k1 = evaluate_kernel(K1, 1.0 - eps)[0]
+    np.testing.assert_allclose(gap, 2.0 - 2.0 * k1, rtol=1e-12)
+    assert all(math.isfinite(v) for row in rows for v in row if v != "")

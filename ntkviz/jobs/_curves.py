@@ -146,7 +146,8 @@ class KernelCurve:
 @dataclass(frozen=True)
 class NearOneCurves:
     """Behaviour near u = 1: ``gap[i] = 2κ_i(1) − 2κ_i(1 − ε)`` on ``eps`` (log-spaced),
-    i.e. ``‖Φ(x) − Φ(y)‖²`` for unit ``x, y`` with ``‖x − y‖² = 2ε``; ``guides`` are
+    i.e. ``‖Φ(x) − Φ(y)‖²`` for unit ``x, y`` with ``‖x − y‖² = 2ε`` (``inf`` for a kernel
+    infinite at u = 1, the step-activation NTK: no such feature map); ``guides`` are
     ``(label, C, exponent, values = C ε^exponent)``."""
 
     eps: np.ndarray
@@ -204,10 +205,14 @@ class KernelCurveResponse:
             if self.near_one is None:
                 raise ValueError("view near_one needs a request with near_one=True")
             n = self.near_one
-            header = ["eps = 1 - u"] + [f"2k(1)-2k(1-eps) {c.label}" for c in self.curves]
+            header = ["eps = 1 - u"] + [
+                f"2k(1)-2k(1-eps) {c.label}" + ("" if math.isfinite(c.value_at_one)
+                                                else " (undefined: k(1) infinite)")
+                for c in self.curves]
             header += [g[0] for g in n.guides]
             cols = [n.eps, *n.gap, *(g[3] for g in n.guides)]
-            return header, [list(map(float, r)) for r in zip(*cols)]
+            # a kernel infinite at u = 1 (step-activation NTK) has no gap: empty cells
+            return header, [[_finite_or_blank(v) for v in r] for r in zip(*cols)]
         raise ValueError(f"view must be one of curves, near_one; got {view!r}")
 
 
