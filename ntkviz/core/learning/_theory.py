@@ -33,11 +33,14 @@ def _solve_kappa(n_values, w, mu, extra, out):
     total = extra
     for j in range(w.shape[0]):
         total += w[j]
-    for i in range(n_values.shape[0]):
+    order = np.argsort(n_values)
+    prev = np.inf
+    for i in order:  # ascending n: κ decreases, the previous root is an upper bound and a start
         n = n_values[i]
-        hi = math.log(total / n) + 1e-12   # g(κ) <= total/κ - n < 0 above total/n
+        hi = min(math.log(total / n) + 1e-12, prev + 1e-12)   # g(κ) <= total/κ - n < 0 above total/n
         lo = math.log(extra / n) - 1e-12 if extra > 0 else -745.0   # g >= extra/κ - n
-        s = 0.5 * (lo + hi)
+        lo = min(lo, hi - 1e-12)
+        s = prev if lo < prev < hi else 0.5 * (lo + hi)
         dx_old = hi - lo
         dx = dx_old
         for _ in range(400):
@@ -48,6 +51,8 @@ def _solve_kappa(n_values, w, mu, extra, out):
                 d = mu[j] + kap
                 g += w[j] / d
                 dg -= w[j] * kap / (d * d)
+            if abs(g) <= 1e-13 * n:
+                break
             if g > 0:
                 lo = s
             else:
@@ -67,6 +72,22 @@ def _solve_kappa(n_values, w, mu, extra, out):
                 break
             s = s_new
         out[i] = math.exp(s)
+        prev = s
+
+
+@njit(nogil=True, cache=True)
+def _sums(kap, w, mu, power, nl2, bias):
+    """Σ_k N L_k² and Σ_k (1 - L_k)² P_k at each κ."""
+    for i in range(kap.shape[0]):
+        a = 0.0
+        b = 0.0
+        for j in range(w.shape[0]):
+            d = mu[j] + kap[i]
+            a += w[j] * (mu[j] / d) / d
+            r = kap[i] / d
+            b += r * r * power[j]
+        nl2[i] = a
+        bias[i] = b
 
 
 @dataclass(frozen=True)
@@ -82,22 +103,39 @@ class LearningTheory:
     learnability: np.ndarray
     tail_dof_bound: np.ndarray
     trace_tail: float
+    spectrum_ok: bool = True
 
     @property
     def trustworthy(self) -> np.ndarray:
-        """Rows whose truncation is negligible: ``tail_dof_bound <= 1e-3 n`` (else raise kmax)."""
-        return self.tail_dof_bound <= 1e-3 * self.n
+        """Rows to trust: the spectrum is vouched for wherever it carries weight
+        (``spectrum_ok``), the sums are finite, and the truncation is negligible
+        (``tail_dof_bound <= 1e-3 n``; else raise kmax)."""
+        finite = np.isfinite(self.test_mse) & np.isfinite(self.e0)
+        return self.spectrum_ok & finite & (self.tail_dof_bound <= 1e-3 * self.n)
 
 
-def spectrum_weights(spectrum) -> tuple[np.ndarray, np.ndarray]:
+def spectrum_weights(spectrum, log10_multiplicity=None) -> tuple[np.ndarray, np.ndarray]:
     """``(w_k = N μ_k, μ_k)`` from a :class:`~ntkviz.core.mercer.Spectrum`, computed from the
     logs (no inf·0 when N overflows or μ_k underflows)."""
     lg = np.asarray(spectrum.log10_mu, dtype=np.float64)
-    ln = spectrum.log10_multiplicity
-    with np.errstate(under="ignore", invalid="ignore"):
+    ln = spectrum.log10_multiplicity if log10_multiplicity is None else log10_multiplicity
+    with np.errstate(under="ignore", invalid="ignore", over="ignore"):
         w = np.where(np.isfinite(lg), 10.0 ** (lg + ln), 0.0)
         mu = np.where(np.isfinite(lg), 10.0 ** lg, 0.0)
-    return w, mu
+    bad = ~np.isfinite(w) | ~np.isfinite(mu)
+    return np.where(bad, 0.0, w), np.where(bad, 0.0, mu)
+
+
+def _spectrum_vouched(spectrum, w, kappa_at_one, log10_multiplicity) -> bool:
+    """The spectrum is trustworthy where its weight matters (w_k > 1e-12 κ(1)) and its
+    weights do not exceed the trace κ(1)."""
+    trust = np.asarray(spectrum.log10_trustworthy)
+    lg = np.asarray(spectrum.log10_mu, dtype=np.float64) + log10_multiplicity
+    with np.errstate(invalid="ignore"):
+        heavy = ~(lg < np.log10(kappa_at_one) - 12.0)
+    finite = lg[np.isfinite(lg)]
+    return bool(np.all(trust[heavy]) and w.sum() <= kappa_at_one * (1.0 + 1e-8)
+                and np.all(finite <= np.log10(kappa_at_one) + 1e-8))
 
 
 def learning_theory(spectrum, kappa_at_one: float, power: np.ndarray, tail_power: float,
@@ -107,18 +145,22 @@ def learning_theory(spectrum, kappa_at_one: float, power: np.ndarray, tail_power
     ``spectrum`` gives μ_k for k = 0..kmax, ``kappa_at_one`` = κ(1), ``power`` the target's
     power per degree (same length) and ``tail_power`` its power above kmax.
     """
-    w, mu = spectrum_weights(spectrum)
-    n_arr = np.asarray(n_values, dtype=np.float64)
+    log10_n = spectrum.log10_multiplicity
+    w, mu = spectrum_weights(spectrum, log10_n)
+    n_arr = np.ascontiguousarray(n_values, dtype=np.float64)
     trace_tail = max(0.0, float(kappa_at_one) - float(w.sum()))
     kap = np.empty(n_arr.shape[0])
     _solve_kappa(n_arr, w, mu, trace_tail + float(ridge), kap)
     learn = mu[None, :] / (mu[None, :] + kap[:, None])
-    with np.errstate(under="ignore"):
-        nl2 = (w[None, :] * mu[None, :] / (mu[None, :] + kap[:, None]) ** 2).sum(axis=1)
+    nl2 = np.empty_like(kap)
+    bias = np.empty_like(kap)
+    _sums(kap, w, mu, np.ascontiguousarray(power, dtype=np.float64), nl2, bias)
+    bias += tail_power
     e0 = n_arr / (n_arr - nl2)
-    bias = ((1.0 - learn) ** 2 * power[None, :]).sum(axis=1) + tail_power
     test = e0 * (bias + noise * noise)
     train = (ridge / (n_arr * kap)) ** 2 * test
     mu_star = float(mu[-2:].max()) if mu.size >= 2 else float(mu.max())
-    bound = trace_tail * mu_star / kap ** 2
-    return LearningTheory(n_arr, kap, e0, test, train, learn, bound, trace_tail)
+    with np.errstate(over="ignore"):
+        bound = trace_tail * mu_star / kap ** 2
+    return LearningTheory(n_arr, kap, e0, test, train, learn, bound, trace_tail,
+                          _spectrum_vouched(spectrum, w, float(kappa_at_one), log10_n))
