@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 
 import pyqtgraph as pg
 from pyqtgraph import exporters
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz._io import atomic_write, write_csv, write_text_atomic
 
@@ -200,13 +200,14 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
     """Within this block ``item`` is laid out at ``size`` (logical pixels; default:
     as on screen), transient items are hidden and no axis uses an SI scale factor.
     ``scale`` (image pixels per logical pixel): items that ignore the view's
-    transformations (legends, text labels) are scaled by it too, so that all text
-    grows with the image. Everything is restored afterwards."""
+    transformations (legends, text labels) are scaled by it too, and so are the
+    widths of curves and lines, so that the figure grows as a whole with the
+    image. Everything is restored afterwards."""
     hidden = [it for it in _scene_items(item) if is_transient(it) and it.isVisible()]
     for it in hidden:
         it.hide()
     ignores = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
-    legends, scaled = [], []
+    legends, scaled, pens = [], [], []
     if scale != 1.0:
         for it in _scene_items(item):
             if not it.flags() & ignores:
@@ -217,6 +218,14 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
             else:
                 scaled.append((it, it.scale()))
                 it.setScale(it.scale() * scale)
+        for it in _scene_items(item):  # curve widths are in screen pixels: scale them too
+            if isinstance(it, (pg.PlotCurveItem, pg.InfiniteLine)):
+                old_pen = it.opts["pen"] if isinstance(it, pg.PlotCurveItem) else it.pen
+                if isinstance(old_pen, QtGui.QPen) and old_pen.isCosmetic():
+                    wide = QtGui.QPen(old_pen)
+                    wide.setWidthF(max(old_pen.widthF(), 1.0) * scale)
+                    it.setPen(wide)
+                    pens.append((it, old_pen))
     for axis in _axes(item):
         if axis.autoSIPrefix:
             axis.enableAutoSIPrefix(False)
@@ -243,6 +252,8 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
             it.setFlag(ignores, True)
         for it, old_scale in scaled:
             it.setScale(old_scale)
+        for it, old_pen in pens:
+            it.setPen(old_pen)
 
 
 # ----------------------------------------------------------------------- writers
