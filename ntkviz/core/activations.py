@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 from scipy import special
 
+from ntkviz import limits as _limits
 from ntkviz.core._series import hermite_coefficients, mehler_layer
 from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
 from ntkviz.core.arccos import relu_duals
@@ -47,7 +48,7 @@ from ntkviz.core.arccos import relu_duals
 __all__ = ["ACTIVATIONS", "activation_functions", "activation_normalisation", "second_derivative",
            "dual_kernel", "DualTables", "dual_tables"]
 
-ACTIVATIONS: tuple[str, ...] = ("relu", "step", "tanh", "erf", "gelu", "softplus", "sigmoid")
+ACTIVATIONS: tuple[str, ...] = _limits.ACTIVATIONS
 
 KIND_RELU, KIND_STEP, KIND_ERF, KIND_SERIES = 0, 1, 2, 3
 _JIT = dict(nogil=True, cache=True, error_model="numpy")

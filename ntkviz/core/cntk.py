@@ -76,6 +76,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ntkviz import limits as _limits
 from ntkviz._env import parallel_section
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.digits import validate_image, validate_images
@@ -102,12 +103,12 @@ __all__ = [
     "pooling_matrix",
 ]
 
-POOLINGS = ("gaussian", "average", "strided")
+POOLINGS = _limits.POOLINGS
 #: patch offsets of even patch sizes: the reference code's {-s/2 .. s/2-1} or 'SAME' {-(s/2-1) .. s/2}
 EVEN_PATCH_OFFSETS = ("reference", "same")
-PATCH_KERNELS = ("relu", "exp")
-PATCH_NORMALIZATIONS = ("sum", "mean")
-MODES = ("ckn", "ntk")
+PATCH_KERNELS = _limits.PATCH_KERNELS
+PATCH_NORMALIZATIONS = _limits.PATCH_NORMALIZATIONS
+MODES = _limits.CONV_MODES
 #: work memory allowed per thread (bytes); the exact kernel costs O((H W)^2) time and O(H W h w) memory
 MAX_WORK_BYTES = 512 * 2**20
 _LAYER_KEYS = ("npatch", "subsampling", "pooling", "kernel", "sigma", "poolfactor")
@@ -143,12 +144,13 @@ class Layer:
 
     def validated(self, name: str = "layer") -> "Layer":
         """Return a normalised copy, or raise ``ValueError`` naming the field and range."""
-        npatch = check_int(f"{name} npatch", self.npatch, 1, 99)
-        sub = check_int(f"{name} subsampling", self.subsampling, 1, 99)
+        npatch = check_int(f"{name} npatch", self.npatch, *_limits.LAYER_INT_RANGE)
+        sub = check_int(f"{name} subsampling", self.subsampling, *_limits.LAYER_INT_RANGE)
         pooling = check_choice(f"{name} pooling", self.pooling, POOLINGS)
         kernel = check_choice(f"{name} kernel", self.kernel, PATCH_KERNELS)
-        sigma = check_float(f"{name} sigma", self.sigma, 1e-3, 1e3)
-        pf = None if self.poolfactor is None else check_int(f"{name} poolfactor", self.poolfactor, 1, 99)
+        sigma = check_float(f"{name} sigma", self.sigma, *_limits.LAYER_SIGMA_RANGE)
+        pf = (None if self.poolfactor is None
+              else check_int(f"{name} poolfactor", self.poolfactor, *_limits.LAYER_INT_RANGE))
         return Layer(npatch, sub, pooling, kernel, sigma, pf)
 
     def pooled_size(self, n: int) -> int:
@@ -181,8 +183,9 @@ class Architecture:
         """Return a validated copy, or raise ``ValueError`` saying which layer and why."""
         if not isinstance(self.layers, tuple) or not self.layers:
             raise ValueError("architecture must have at least one layer")
-        if len(self.layers) > 8:
-            raise ValueError(f"architecture must have at most 8 layers, got {len(self.layers)}")
+        if len(self.layers) > _limits.MAX_LAYERS:
+            raise ValueError(f"architecture must have at most {_limits.MAX_LAYERS} layers, "
+                             f"got {len(self.layers)}")
         layers = []
         for k, lay in enumerate(self.layers, 1):
             if not isinstance(lay, Layer):

@@ -30,13 +30,14 @@ import math
 import numpy as np
 from numba import njit
 
+from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.activations import ACTIVATIONS, dual_map, dual_tables
 from ntkviz.core.arccos import flat_cosines, shaped
 
 __all__ = ["deep_kernel", "deep_ntk", "deep_nngp", "MAX_DEPTH"]
 
-MAX_DEPTH = 50
+MAX_DEPTH = _limits.DEPTH_RANGE[1]
 _JIT = dict(nogil=True, cache=True, error_model="numpy")
 
 

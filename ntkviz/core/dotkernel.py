@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.activations import ACTIVATIONS
 from ntkviz.core.arccos import arccos_kernel, flat_cosines
@@ -26,9 +27,9 @@ from ntkviz.core.deep import MAX_DEPTH, deep_kernel
 __all__ = ["KernelSpec", "KERNEL_NAMES", "ACTIVATIONS", "evaluate_kernel", "kernel_at_one",
            "MAX_BIAS"]
 
-KERNEL_NAMES: tuple[str, ...] = ("arccos0", "arccos1", "ntk", "nngp")
+KERNEL_NAMES: tuple[str, ...] = _limits.KERNEL_NAMES
 #: largest accepted bias variance β
-MAX_BIAS = 100.0
+MAX_BIAS = _limits.BIAS_RANGE[1]
 
 _LABELS = {"arccos0": "κ0 (arc-cosine 0)", "arccos1": "κ1 (arc-cosine 1)", "ntk": "NTK", "nngp": "NNGP"}
 

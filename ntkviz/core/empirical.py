@@ -51,13 +51,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.activations import ACTIVATIONS, activation_functions
 from ntkviz.core.arccos import flat_cosines
 
 __all__ = ["EmpiricalKernels", "empirical_kernels", "MAX_WIDTH", "COUPLINGS"]
 
-MAX_WIDTH = 65536
+MAX_WIDTH = _limits.NET_WIDTH_RANGE[1]
 COUPLINGS = ("pairwise", "independent", "shared")
 _JIT = dict(nogil=True, cache=True, error_model="numpy")
 _SQRT2 = math.sqrt(2.0)
@@ -321,12 +322,12 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
     """
     flat, _ = flat_cosines(u)
     width = check_int("width", width, 1, MAX_WIDTH)
-    depth = check_int("depth", depth, 2, 50)
+    depth = check_int("depth", depth, *_limits.DEPTH_RANGE)
     seed = check_int("seed", seed, 0)
     n_samples = check_int("n_samples", n_samples, 1, 1000)
     check_int("dim", dim, 2)
     check_choice("activation", activation, ACTIVATIONS)
-    bias = check_float("bias", bias, 0.0, 100.0)
+    bias = check_float("bias", bias, *_limits.BIAS_RANGE)
     check_choice("coupling", coupling, COUPLINGS)
     sigma, dsigma, c = activation_functions(activation)
     children = np.random.SeedSequence(seed).spawn(n_samples)

@@ -58,6 +58,7 @@ import numpy as np
 from numba import njit
 from scipy.special import roots_legendre
 
+from ntkviz import limits as _limits
 from ntkviz.core import _series
 from ntkviz.core._validate import check_int
 from ntkviz.core.activations import activation_functions
@@ -75,8 +76,8 @@ __all__ = [
     "MAX_KMAX",
 ]
 
-MAX_DIM = 1000
-MAX_KMAX = 2000
+MAX_DIM = _limits.DIM_RANGE[1]
+MAX_KMAX = _limits.KMAX_RANGE[1]
 _EPS = np.finfo(np.float64).eps
 #: number of Taylor coefficients b_n used by the series route
 _N_TAYLOR = 1024
