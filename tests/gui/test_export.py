@@ -257,3 +257,25 @@ def test_run_export_png_is_the_panels_figure(qapp, tmp_path):
     assert image.width() == 640 and image.height() > 100
     with pytest.raises(ValueError, match="one of"):
         run_export(tmp_path / "k.jpg", "kernel", {}, None)
+
+
+def test_large_export_scales_line_widths_and_restores_them(qtbot):
+    w = _make(qtbot)
+    x = np.linspace(0, 1, 20)
+    item = w.plot(x, x, pen=pg.mkPen("#0072B2", width=2), name="line")
+    w.resize(1000, 600)
+    w.show()
+    qtbot.waitExposed(w)
+    plot = w.getPlotItem()
+
+    def blue_rows(image):  # thickness of a horizontal-ish line: rows hit in one column
+        px = _pixels(image)[..., :3].astype(int)
+        blue = (abs(px[..., 0] - 178) < 50) & (abs(px[..., 1] - 114) < 50) & (px[..., 2] < 80)
+        col = blue[:, blue.shape[1] // 2]
+        return int(col.sum())
+
+    item.setData([0, 1], [0.5, 0.5])
+    thin, thick = blue_rows(export.render_image(plot, 1200, 720)), blue_rows(
+        export.render_image(plot, 2400, 1440))
+    assert thin >= 1 and thick >= 2 * thin - 1
+    assert item.curve.opts["pen"].widthF() == 2.0  # the screen pen is back
