@@ -275,7 +275,7 @@ class MainWindow(QtWidgets.QMainWindow):
             # the numeric core (numba, scipy: about a second) is imported on a worker
             # after the window has shown (importing it meanwhile delays the window
             # and not the first plot); computing starts once it is loaded
-            self.compile_label.setText("loading the numeric core…")
+            self.compile_label.setText("loading the computation modules…")
             self.dispatcher.submit("_core", import_core, immediate=True)
             return
         start_window(self)
@@ -334,15 +334,15 @@ class MainWindow(QtWidgets.QMainWindow):
                 start_window(self)
         elif key == "_warmup":
             self.compile_label.setText("")
-            self.show_message("kernels compiled and ready")
+            self.show_message("computations ready")
 
     def _on_job_error(self, key: str, rid: int, message: str) -> None:
         if key == "_core":
             self.compile_label.setText("")
-            self.show_message(f"cannot load the numeric core: {message}", error=True)
+            self.show_message(f"cannot load the computation modules: {message}", error=True)
         elif key == "_warmup":
             self.compile_label.setText("")
-            self.show_message(f"kernel warm-up failed: {message}", error=True)
+            self.show_message(f"preparing the computations failed: {message}", error=True)
 
     # ------------------------------------------------------------- panels
     def current_panel(self):

@@ -45,7 +45,7 @@ def start_window(window) -> None:
     """Compute the visible panel of ``window`` (a :class:`MainWindow`), then the rest
     (steps 2 and 3 above); the window calls it once the core is loaded."""
     window._started = True
-    window.compile_label.setText("compiling kernels…")
+    window.compile_label.setText("preparing the computations (compiling on first use)…")
     current = window.current_panel()
     pending = {"started": False}
 
