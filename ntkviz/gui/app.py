@@ -52,8 +52,18 @@ def _screenshot_when_ready(app, window, panel, path: str, timeout_ms: int = 1200
         if done["flag"]:
             return
         done["flag"] = True
-        window.grab().save(str(path))
-        app.quit()
+        from ntkviz._io import atomic_write
+
+        image = window.grab()
+
+        def save(tmp):
+            if not image.save(str(tmp), "PNG"):
+                raise OSError(f"{path}: cannot write the screenshot")
+
+        try:
+            atomic_write(path, save)
+        finally:
+            app.quit()
 
     def on_computed(_rid):
         QtCore.QTimer.singleShot(300, shoot)  # let the plots repaint
