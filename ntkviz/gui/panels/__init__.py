@@ -34,6 +34,7 @@ PANELS: list[tuple[str, str, str]] = [
     ("stability", "Stability", "ntkviz.gui.panels.stability:QtStabilityPanel"),
     ("training", "Lazy training", "ntkviz.gui.panels.training:QtTrainingPanel"),
     ("classification", "Classification", "ntkviz.gui.panels.classification:QtClassificationPanel"),
+    ("learning", "Generalisation", "ntkviz.gui.panels.generalisation:QtGeneralisationPanel"),
 ]
 
 #: key -> tab title (available without importing any panel)
