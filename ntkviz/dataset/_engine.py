@@ -125,9 +125,16 @@ def _pending(grid: TileGrid, targets: dict) -> Iterator[TileEvent | tuple[int, i
             yield (i, j)
 
 
-def _write(targets: dict, i: int, j: int, blocks: tuple[np.ndarray, np.ndarray]) -> None:
+def _write(targets: dict, i: int, j: int, blocks: tuple[np.ndarray, np.ndarray], factor: float) -> None:
     for kind, target in targets.items():
-        target.write(i, j, blocks[KINDS.index(kind)])
+        block = blocks[KINDS.index(kind)]
+        if factor != 1.0:
+            with np.errstate(over="ignore"):
+                block = block * factor
+            if not np.all(np.isfinite(block) | np.isnan(blocks[KINDS.index(kind)])):
+                raise ValueError("images: pixel values this large give kernel values beyond the float64 "
+                                 "range (~1.8e308); rescale the images (K(c x, c y) = c² K(x, y))")
+        target.write(i, j, block)
 
 
 def _inputs(grid: TileGrid, a: np.ndarray, b: np.ndarray | None, i: int, j: int):
@@ -138,10 +145,11 @@ def _inputs(grid: TileGrid, a: np.ndarray, b: np.ndarray | None, i: int, j: int)
 
 
 def run_tiles(a: np.ndarray, b: np.ndarray | None, arch: Architecture, grid: TileGrid, targets: dict,
-              client=None) -> Iterator[TileEvent]:
+              client=None, factor: float = 1.0) -> Iterator[TileEvent]:
     """Compute every tile of ``grid`` not already done in all ``targets`` and write it.
 
-    ``targets`` maps ``"ckn"``/``"ntk"`` to a :class:`~ntkviz.dataset._store.GramStore`
+    Every value is multiplied by ``factor`` before it is written (the ``c^2`` of
+    images divided by ``c``). ``targets`` maps ``"ckn"``/``"ntk"`` to a :class:`~ntkviz.dataset._store.GramStore`
     or :class:`~ntkviz.dataset._store.MemoryTarget`; both kernels come from the same
     tile pass. ``b`` is None for the symmetric matrix of ``a``. ``client``: a
     ``distributed.Client`` (None: in this process). Yields :class:`TileEvent` s;
@@ -160,13 +168,13 @@ def run_tiles(a: np.ndarray, b: np.ndarray | None, arch: Architecture, grid: Til
                     blocks = step
                 else:
                     yield TileEvent(int(step))
-            _write(targets, i, j, blocks)
+            _write(targets, i, j, blocks, factor)
             yield TileEvent(0, (i, j))
         return
-    yield from _run_dask(a, b, arch, grid, targets, client)
+    yield from _run_dask(a, b, arch, grid, targets, client, factor)
 
 
-def _run_dask(a, b, arch, grid, targets, client) -> Iterator[TileEvent]:
+def _run_dask(a, b, arch, grid, targets, client, factor) -> Iterator[TileEvent]:
     from distributed import as_completed
 
     arch_dict = architecture_to_dict(arch)
@@ -200,7 +208,7 @@ def _run_dask(a, b, arch, grid, targets, client) -> Iterator[TileEvent]:
             _, (i, j) = futures.pop(fut.key)
             blocks = fut.result()
             fut.release()
-            _write(targets, i, j, blocks)
+            _write(targets, i, j, blocks, factor)
             yield TileEvent(grid.pairs(i, j), (i, j))
             while not exhausted and len(futures) < window:
                 before = len(futures)

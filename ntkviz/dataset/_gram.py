@@ -46,6 +46,17 @@ def _check_inputs(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds
         raise ValueError(f"model does not fit {a.shape[1]}x{a.shape[2]} images: {exc}") from None
 
 
+def _rescale_factor(a: np.ndarray, b: np.ndarray | None) -> float:
+    """The power of two the conv engine divides huge images by (1.0 for ordinary ones):
+    both kernels are homogeneous of degree 2, so ``K(x, y) = c^2 K(x / c, y / c)`` exactly,
+    while unscaled patch sums of pixels beyond ~2^64 would overflow. One factor for the
+    whole matrix, as :func:`ntkviz.core.cntk.gram_iter` does."""
+    from ntkviz.core.cntk import _homogeneous_rescale
+
+    peak = np.array([np.max(np.abs(a)), 0.0 if b is None else np.max(np.abs(b))])
+    return float(_homogeneous_rescale(peak)[1])
+
+
 class GramRun:
     """One tiled computation of the ``kinds`` (``"ckn"``, ``"ntk"``) matrices of images ``a``
     (symmetric) or ``a`` x ``b`` (cross), into Zarr stores (``stores[kind]`` a path) or
@@ -59,6 +70,7 @@ class GramRun:
         kinds = tuple(kinds)
         _check_inputs(a, b, arch, kinds, tile)
         self.a, self.b, self.arch, self.kinds, self.tile = a, b, arch, kinds, int(tile)
+        self.scale = _rescale_factor(a, b)
         self.grid = TileGrid(a.shape[0], a.shape[0] if b is None else b.shape[0], self.tile, b is None)
         if stores is None:
             self.targets = {k: MemoryTarget(self.grid) for k in kinds}
@@ -73,7 +85,9 @@ class GramRun:
     def events(self, client=None) -> Iterator[TileEvent]:
         """Compute the missing tiles (``client``: a ``distributed.Client`` or None for
         in-process) and yield :class:`TileEvent` s; skipped tiles count as done."""
-        for ev in run_tiles(self.a, self.b, self.arch, self.grid, self.targets, client):
+        c = self.scale
+        a, b = (self.a, self.b) if c == 1.0 else (self.a / c, None if self.b is None else self.b / c)
+        for ev in run_tiles(a, b, self.arch, self.grid, self.targets, client, c * c):
             self.pairs_computed += ev.pairs
             if ev.tile is not None:
                 if ev.skipped:

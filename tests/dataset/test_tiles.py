@@ -141,3 +141,14 @@ def test_killed_worker_does_not_fail_the_run():
                 killed = True
         assert killed and run.tiles_computed == run.tiles_total == 10
     np.testing.assert_allclose(run.matrix("ntk"), local, rtol=1e-12, atol=0)
+
+
+def test_huge_pixel_values_are_rescaled_exactly(images):
+    """Kernels are homogeneous of degree 2: images times 2^80 give the matrix times 2^160
+    (the engine divides by a power of two first, as the whole-matrix engine does)."""
+    a, _ = images
+    c = 2.0 ** 80
+    K = compute_gram(a, None, ARCH, ("ckn", "ntk"), tile=4)
+    big = compute_gram(a * c, None, ARCH, ("ckn", "ntk"), tile=4)
+    for kind in ("ckn", "ntk"):
+        np.testing.assert_allclose(big[kind], K[kind] * c * c, rtol=1e-12)
