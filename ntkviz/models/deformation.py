@@ -278,6 +278,8 @@ def _flatten_legacy(state):
         if not isinstance(layers, list):
             raise ValueError("architecture layers must be a list")
         out["patch_normalization"] = arch.get("patch_normalization", "sum")
+        if "even_patch_offsets" in arch:
+            out["even_patch_offsets"] = arch["even_patch_offsets"]
         specs = [[d.get("npatch"), d.get("subsampling"), d.get("pooling", "gaussian"),
                   d.get("kernel", "relu"), d.get("sigma", 1.0), d.get("poolfactor")]
                  if isinstance(d, dict) else d for d in layers]

@@ -443,3 +443,21 @@ def test_tiny_colour_scales_keep_three_labelled_ticks(qtbot, panel):
             painter.end()
         drawn = [text for _, _, text in texts if text]
         assert len(drawn) >= 3, (name, drawn)
+
+
+def test_even_patch_offsets_choice_recomputes(qtbot, panel):
+    from ntkviz.models.deformation import offsets_supported
+
+    if not offsets_supported():
+        pytest.skip("the kernels do not offer the even-patch convention")
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.model.update(preset="custom", translate_x=1.0,
+                           layers=((2, 2, "gaussian", "relu", 1.0, None),
+                                   (4, 3, "average", "relu", 1.0, None)))
+    wait_latest(qtbot, panel)
+    reference = panel.response.ckn_distance
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.architecture_editor.offsets_combo.setCurrentText("same")
+    wait_latest(qtbot, panel)
+    assert panel.response.architecture.even_patch_offsets == "same"
+    assert panel.response.ckn_distance != reference  # {0, 1} offsets: another kernel
