@@ -48,7 +48,7 @@ def registry():
 
 #: ``ntkviz export <name>`` sub-commands: one module ``ntkviz/cli/_export_<name>.py`` each
 #: (with ``register(sub)``); add yours here
-EXPORT_VIEWS = ("kernel", "spectrum", "deform", "stability", "training", "classification")
+EXPORT_VIEWS = ("kernel", "spectrum", "deform", "stability", "training", "classification", "learning")
 
 
 def register(sub) -> None:
