@@ -1,0 +1,64 @@
+"""Generalisation panel: draws the model's values, Monte-Carlo on its own key, exports."""
+import csv
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+
+from ntkviz.gui.headless import build_panel, ensure_app  # noqa: E402
+from ntkviz.gui.panels.generalisation import MC_KEY, QtGeneralisationPanel  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def panel():
+    ensure_app()
+    return build_panel(QtGeneralisationPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
+
+
+def test_theory_drawn_matches_response(panel):
+    r = panel.response
+    th = r.theory.theories[0]
+    items = [it for it in panel.plots["curve"].listDataItems() if it.name() and "theory" in it.name()]
+    assert len(items) == len(r.theory.labels)
+    x, y = items[0].getData()
+    ok = np.isfinite(y)
+    np.testing.assert_allclose(10 ** y[ok], th.test_mse[th.trustworthy], rtol=1e-12)
+    assert "κ =" in panel.readout.text()
+
+
+def test_bad_value_reported_and_widget_resynced(panel):
+    panel.ridge_edit.setText("-3")
+    panel.ridge_edit.editingFinished.emit()
+    assert "ridge" in panel.last_error
+    assert panel.ridge_edit.text() == f"{panel.model.params.ridge:g}"
+
+
+def test_display_only_view_switch_redraws(panel):
+    for view in ("gp", "partial_sums", "approximation", "fit"):
+        panel.model.update(view=view)
+        assert panel.plots["view"].listDataItems()
+        header, rows = panel.csv_table("view")
+        assert rows
+
+
+def test_monte_carlo_on_its_own_key(panel, qtbot):
+    panel.model.update(mc_sizes=(30, 60), seeds=2)
+    rid = panel.start_monte_carlo()
+    assert rid
+    qtbot.waitUntil(lambda: panel.mc_response is not None, timeout=120_000)
+    header, rows = panel.csv_table("curve")
+    assert "empirical_test_mse" in header
+    assert any(r[header.index("empirical_test_mse")] != "" for r in rows)
+    names = [it.name() for it in panel.plots["curve"].listDataItems()]
+    assert any(n and "Monte-Carlo" in n for n in names)
+    assert MC_KEY != panel.key
+
+
+def test_csv_export_through_cli(tmp_path):
+    from ntkviz.cli import main
+
+    out = tmp_path / "l.csv"
+    assert main(["export", "learning", "--kmax", "40", "--view", "learnability", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert rows and 0.0 <= float(rows[0]["learnability"]) <= 1.0
