@@ -57,29 +57,29 @@ def approximation_error(spectrum, projection, bounds) -> np.ndarray:
     on_zero = float(power[mu == 0.0].sum())
     keep = (power > 0) & (mu > 0)
     p_k, m_k = power[keep], mu[keep]
-    out = np.empty(len(bounds))
-    for i, b in enumerate(np.asarray(bounds, dtype=np.float64)):
-        norm_sq = lambda lam: float(np.sum(p_k * m_k / (m_k + lam) ** 2))  # noqa: E731
-        if p_k.size == 0:
-            out[i] = 0.0
-        elif b <= 0.0:
-            out[i] = float(p_k.sum())
-        elif norm_sq(0.0 if m_k.min() > 0 else 1e-300) <= b * b:
-            out[i] = 0.0
-        else:
-            lo, hi = -745.0, math.log(max(1e-300, math.sqrt(float(np.sum(p_k * m_k))) / b)) + 1.0
-            for _ in range(200):
-                mid = 0.5 * (lo + hi)
-                if norm_sq(math.exp(mid)) > b * b:
-                    lo = mid
-                else:
-                    hi = mid
-                if hi - lo < 1e-13:
-                    break
-            lam = math.exp(0.5 * (lo + hi))
-            out[i] = float(np.sum(p_k * (lam / (m_k + lam)) ** 2))
-        out[i] += on_zero + projection.tail_power
-    return out
+    b = np.asarray(bounds, dtype=np.float64)
+    out = np.zeros(b.shape[0])
+    if p_k.size:
+        full = float(p_k.sum())
+        norm_at_zero = float(np.sum(p_k / m_k))   # ‖f‖²_H (λ = 0)
+        need = b * b < norm_at_zero                # otherwise g = f, error 0
+        # bisection on ln λ for every bound at once: Σ P μ/(μ+λ)² decreases in λ
+        lo = np.full(b.shape[0], -745.0)
+        hi = np.full(b.shape[0], math.log(max(1e-300, math.sqrt(float(np.sum(p_k * m_k))))) + 1.0)
+        with np.errstate(divide="ignore"):
+            hi = np.maximum(hi, hi - np.log(np.where(b > 0, b, 1.0)))
+        for _ in range(120):
+            mid = 0.5 * (lo + hi)
+            lam = np.exp(mid)[:, None]
+            too_big = np.sum(p_k * m_k / (m_k + lam) ** 2, axis=1) > b * b
+            lo = np.where(too_big, mid, lo)
+            hi = np.where(too_big, hi, mid)
+            if np.all(hi - lo < 1e-13 * np.maximum(1.0, np.abs(hi))):
+                break
+        lam = np.exp(0.5 * (lo + hi))[:, None]
+        err = np.sum(p_k * (lam / (m_k + lam)) ** 2, axis=1)
+        out = np.where(b <= 0.0, full, np.where(need, err, 0.0))
+    return out + on_zero + projection.tail_power
 
 
 def gp_samples_on_circle(spec, count: int, points: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
