@@ -122,6 +122,9 @@ class QtGeneralisationPanel(KernelChoicePanel):
         mcf.addRow(buttons)
         mcf.addRow(self.progress)
         controls = scroll_column(self.kernels, self.dim, self.n, form_box, mc_box, self.readout)
+        controls.setMinimumWidth(200)  # small windows: the column scrolls, the plots keep room
+        controls.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.controls = controls
 
         self.curve_widget = log_plot("Learning curve", "n", "test MSE")
         self.learn_widget = log_plot("Learnability at n", "degree k", "L<sub>k</sub>")
@@ -163,6 +166,11 @@ class QtGeneralisationPanel(KernelChoicePanel):
         if hasattr(dispatcher, "busy"):
             dispatcher.busy.connect(self._on_busy)
         self.sync_widgets(frozenset(f for f in self.model.to_session()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        # the plots get at least 70 % of the width; the controls column scrolls
+        self.controls.setMaximumWidth(max(200, min(380, int(0.3 * event.size().width()))))
+        super().resizeEvent(event)
 
     # ------------------------------------------------------------ parameters
     def _set_text(self, edit, field, parse) -> None:
@@ -269,7 +277,9 @@ class QtGeneralisationPanel(KernelChoicePanel):
                                              symbolPen=color, name=f"{lab} Monte-Carlo"))
         n_line = pg.InfiniteLine(math.log10(r.n), angle=90, pen=pen("#888888", 1.0, QtCore.Qt.PenStyle.DashLine))
         plot.addItem(n_line)
-        plot.setTitle(f"Learning curve (δ = {r.theory.ridge:g}, σ = {r.theory.noise:g})")
+        cut = any(not np.all(t.trustworthy) for t in th.theories)
+        plot.setTitle(f"Learning curve (δ = {r.theory.ridge:g}, σ = {r.theory.noise:g})"
+                      + (" — lines stop where the theory is untrusted (raise k max)" if cut else ""))
 
     def _draw_learnability(self, r) -> None:
         plot = self.plots["learnability"]
@@ -292,7 +302,9 @@ class QtGeneralisationPanel(KernelChoicePanel):
                                      pen=None))
         plot.setYRange(-0.05, 1.05, padding=0)
         plot.setXRange(-0.5, kshow + 0.8, padding=0)
-        plot.setTitle(f"Learnability L<sub>k</sub> at n = {r.n} (bars: target power, scaled)")
+        untrusted = any(not t.trustworthy[0] for t in th.theories)
+        plot.setTitle(f"Learnability L<sub>k</sub> at n = {r.n} (bars: target power, scaled)"
+                      + (" — untrusted, see read-outs" if untrusted else ""))
 
     def _draw_view(self, r) -> None:
         plot = self.plots["view"]
