@@ -32,34 +32,16 @@ HEADER = ["kernel", "n", "theory_test_mse", "empirical_test_mse", "empirical_sem
           "theory_train_mse", "empirical_train_mse", "e0", "tail_dof_bound", "theory_trustworthy"]
 
 
-def parse_target(text: str):
+def parse_target(text: str, kmax: int = 2000):
     """A :class:`ntkviz.core.learning.Target` from ``k:c,...``, ``harmonic:K``, ``ridge:T``,
-    ``step:T`` or ``abs`` (ValueError naming --target otherwise)."""
+    ``step:T`` or ``abs`` (the panel's parser: one line naming --target otherwise)."""
     from ntkviz.core.learning import Target
+    from ntkviz.models.generalisation import parse_target_text
 
-    text = text.strip()
-    head, _, rest = text.partition(":")
     try:
-        if head in ("ridge", "step"):
-            return Target(kind=head, threshold=float(rest) if rest else 0.0)
-        if head == "abs" and not rest:
-            return Target(kind="abs")
-        if head == "harmonic":
-            return Target(components=((int(rest), 1.0),))
-        pairs = []
-        for token in text.split(","):
-            k, sep, c = token.partition(":")
-            if not sep:
-                raise ValueError(f"{token!r} is not k:c")
-            kk = float(k)
-            if kk != int(kk):
-                raise ValueError(f"degree {k} is not an integer")
-            pairs.append((int(kk), float(c)))
-        return Target(components=tuple(pairs))
+        return Target(**parse_target_text(text, kmax))
     except ValueError as exc:
-        raise CliError(f"--target {text!r}: {str(exc).removeprefix('target ')} (allowed: k:c,... with "
-                       "degrees in [0, kmax] and finite c, harmonic:K, ridge:T, step:T with T in "
-                       "[-0.99, 0.99], abs)") from None
+        raise CliError(f"--{exc}") from None
 
 
 def _n_list(text: str) -> list[int]:
@@ -133,10 +115,8 @@ def run(args) -> int:
     from ntkviz.jobs import LearningMonteCarloRequest, LearningTheoryRequest
 
     names, specs = kernel_specs(args)
-    target = parse_target(args.target)
+    target = parse_target(args.target, args.kmax)
     ns = _n_list(args.n)
-    if target.max_degree > args.kmax:
-        raise CliError(f"--target degree must be in [0, {args.kmax}] (--kmax), got {target.max_degree}")
     path = output_path(args.out, (".csv",))
     common = dict(kernels=tuple(specs), target=target, dim=args.dim, ridge=args.ridge, noise=args.noise,
                   kmax=args.kmax, labels=tuple(names))
