@@ -32,11 +32,41 @@ def _pool(T: np.ndarray, Mh: np.ndarray, Mw: np.ndarray) -> np.ndarray:
     return np.einsum("ai,bj,ck,dl,ijkl->abcd", Mh, Mw, Mh, Mw, T, optimize=True)
 
 
-def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture) -> tuple[float, float]:
-    """(K_CKN(x, y), K_NTK(x, y)) by the direct 4-D recursion; K_NTK is NaN without NTK support."""
+class _MpLib:
+    """The few NumPy functions the recursion uses, elementwise in mpmath (object arrays)."""
+
+    def __init__(self):
+        import mpmath
+
+        self.pi = mpmath.pi
+        self.sqrt = np.frompyfunc(mpmath.sqrt, 1, 1)
+        self.arccos = np.frompyfunc(mpmath.acos, 1, 1)
+        self.exp = np.frompyfunc(mpmath.exp, 1, 1)
+        self.maximum = np.frompyfunc(lambda a, b: a if a > b else mpmath.mpf(b), 2, 1)
+        self.clip = lambda a, lo, hi: np.frompyfunc(lambda v: min(max(v, lo), hi), 1, 1)(a)
+
+
+def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture,
+                      exact: bool = False) -> tuple[float, float]:
+    """(K_CKN(x, y), K_NTK(x, y)) by the direct 4-D recursion; K_NTK is NaN without NTK support.
+
+    ``exact=True`` runs the same recursion in 50-digit ``mpmath`` on the float64 inputs
+    (object arrays; tiny images only): no cosine rounding, the "exact computation" the
+    fast code's self-pairs are checked against.
+    """
     arch = arch.validated()
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
+    if exact:
+        import mpmath
+
+        with mpmath.workdps(50):
+            to_mp = np.frompyfunc(mpmath.mpf, 1, 1)
+            return _recursion(to_mp(x), to_mp(y), arch, _MpLib())
+    return _recursion(x, y, arch, np)
+
+
+def _recursion(x, y, arch: Architecture, lib) -> tuple[float, float]:
     if x.ndim == 2:
         x, y = x[..., None], y[..., None]
     ntk = arch.supports_ntk
@@ -49,19 +79,20 @@ def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture) -> tuple
         nu = 1.0 if arch.patch_normalization == "sum" else 1.0 / lay.npatch ** 2
         P = {key: _shift_sum(T, offs, nu) for key, T in G.items()}
         Q = P if k == 0 else {key: _shift_sum(T, offs, nu) for key, T in N.items()}
-        norm = {z: np.sqrt(np.maximum(np.einsum("ijij->ij", P[z + z]), 0.0)) for z in "xy"}
+        norm = {z: lib.sqrt(lib.maximum(np.einsum("ijij->ij", P[z + z]), 0.0)) for z in "xy"}
         Mh, Mw = pooling_matrix(lay, h), pooling_matrix(lay, w)
         newG, newN = {}, {}
         for key in G:
             n1 = norm[key[0]][:, :, None, None]
             n2 = norm[key[1]][None, None, :, :]
-            c = np.clip((P[key] * (1.0 / np.maximum(n1, 1e-6))) * (1.0 / np.maximum(n2, 1e-6)), -1.0, 1.0)
+            c = lib.clip((P[key] * (1.0 / lib.maximum(n1, 1e-6))) * (1.0 / lib.maximum(n2, 1e-6)),
+                         -1.0, 1.0)
             if lay.kernel == "relu":
-                theta = np.arccos(c)
-                C = n1 * n2 * (np.sqrt(1.0 - c * c) + c * (np.pi - theta)) / np.pi
-                Nc = C + Q[key] * (np.pi - theta) / np.pi
+                theta = lib.arccos(c)
+                C = n1 * n2 * (lib.sqrt(1.0 - c * c) + c * (lib.pi - theta)) / lib.pi
+                Nc = C + Q[key] * (lib.pi - theta) / lib.pi
             else:
-                C = n1 * n2 * np.exp((c - 1.0) / lay.sigma ** 2)
+                C = n1 * n2 * lib.exp((c - 1.0) / lay.sigma ** 2)
                 Nc = C
             newG[key] = _pool(C, Mh, Mw)
             newN[key] = _pool(Nc, Mh, Mw)

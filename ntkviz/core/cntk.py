@@ -32,7 +32,14 @@ Conventions (ntkviz's definition): those of the reference implementation albietz
    in this operation order, then **clipped to [-1, 1]** (the reference clips
    only at 1 and returns NaN when rounding gives ``c < -1`` on signed inputs;
    wherever the reference is finite the values are identical).
-3. ``relu``: ``C = n n' kappa1(c)``, ``kappa1(c) = (sqrt(1-c^2) + c(pi - arccos c))/pi``;
+3. ``relu``: ``C = n n' kappa1(c)``, ``kappa1(c) = (sqrt(1-c^2) + c(pi - arccos c))/pi``,
+   with one deliberate difference from the reference: a cosine within 4 ulps of 1 is
+   taken as exactly 1. Parallel patches (every position of a self-pair, identical patches
+   of two images) have cosine 1, which the rounded ``(P / n) / n'`` misses by an ulp or
+   two, and ``kappa0``'s infinite slope at 1 turns that ulp into a ~5e-9 error per term
+   (NTK self-pairs came out 1.6-4e-9 too small). A true cosine that close to 1 but below
+   it cannot be resolved from float64 inputs anyway; for 8-bit images it cannot occur
+   (distinct patches have ``1 - c >= ~1e-13``).
    ``exp``: ``C = n n' exp((c - 1)/sigma^2)``.
 4. NTK (``relu`` only): ``N = C + Q kappa0(c)``, ``kappa0(c) = (pi - arccos c)/pi``,
    ``Q_0 = P_0`` and ``Q_l`` the patch sum of the pooled NTK tensor ``N_{l-1}``.
@@ -421,6 +428,10 @@ def _plan(arch: Architecture, height: int, width: int, channels: int) -> _Plan:
 
 
 # --------------------------------------------------------------------------- numba kernels
+#: cosines at or above this are taken as exactly 1 (see the module docstring, point 3)
+_COS_SNAP = 1.0 - 4.0 * 2.0 ** -53
+
+
 @njit(nogil=True, cache=True)
 def _patch_sum(T, i, j, i2, j2, h, w, offs):
     """Plain patch sum of T(u + v, u' + v) over v in offs x offs, off-grid terms dropped.
@@ -586,7 +597,9 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
             if kern == 0:
                 for xp in range(nxp):
                     c = (P[xp] * nu * xinv[xp]) * iny
-                    P[xp] = min(max(c, -1.0), 1.0)
+                    # a cosine within 4 ulps of 1 is 1 (parallel patches, e.g. a self-pair):
+                    # kappa0's infinite slope would turn the rounding into ~1e-8 errors
+                    P[xp] = 1.0 if c >= _COS_SNAP else max(c, -1.0)
                 for xp in range(nxp):  # libm's arccos (a scalar call; the other loops vectorise)
                     Tn[xp] = math.acos(P[xp])
                 for xp in range(nxp):
