@@ -251,22 +251,32 @@ class LearningMonteCarloRequest:
         degrees, fractions = [], []
         total = shape[0] * shape[1] * shape[2]
         done = 0
-        for i, (spec, label) in enumerate(zip(self.kernels, self.labels)):
-            mu = mercer_spectrum(spec, self.dim, min(self.kmax, 200)).mu
-            degs, frac = None, None
-            for j, n in enumerate(self.n_values):
-                for s in range(self.seeds):
-                    trial = krr_trial(spec, self.target, directions, projection, mu, n, self.n_test,
-                                      self.ridge, self.noise, self.seed * 100_003 + s)
-                    test[i, j, s], train[i, j, s] = trial.test_mse, trial.train_mse
-                    if degs is None:
-                        degs = trial.degrees
-                        frac = np.zeros((len(self.n_values), degs.size))
-                    frac[j] += trial.learned_fraction / self.seeds
-                    done += 1
-                    yield LearningProgress(done / total, label, n, s)
-            degrees.append(degs)
-            fractions.append(frac)
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        # the kernel evaluations are nogil numba and the solves release the GIL: two seeds
+        # run at once; a cancel (generator closed) drops the trials not yet started
+        pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ntkviz-krr")
+        try:
+            for i, (spec, label) in enumerate(zip(self.kernels, self.labels)):
+                mu = mercer_spectrum(spec, self.dim, min(self.kmax, 200)).mu
+                degs, frac = None, None
+                for j, n in enumerate(self.n_values):
+                    futures = {pool.submit(krr_trial, spec, self.target, directions, projection, mu, n,
+                                           self.n_test, self.ridge, self.noise,
+                                           self.seed * 100_003 + s): s for s in range(self.seeds)}
+                    for future in as_completed(futures):
+                        s, trial = futures[future], future.result()
+                        test[i, j, s], train[i, j, s] = trial.test_mse, trial.train_mse
+                        if degs is None:
+                            degs = trial.degrees
+                            frac = np.zeros((len(self.n_values), degs.size))
+                        frac[j] += trial.learned_fraction / self.seeds
+                        done += 1
+                        yield LearningProgress(done / total, label, n, s)
+                degrees.append(degs)
+                fractions.append(frac)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         return LearningMonteCarloResponse(self.labels, self.n_values, test, train, tuple(degrees),
                                           tuple(fractions))
 

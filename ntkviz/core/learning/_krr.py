@@ -23,7 +23,9 @@ def gram(spec, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``κ(⟨a_i, b_j⟩)`` via :func:`ntkviz.core.dotkernel.evaluate_kernel`."""
     from ntkviz.core.dotkernel import evaluate_kernel
 
-    return evaluate_kernel(spec, np.clip(a @ b.T, -1.0, 1.0))[0]
+    cosines = a @ b.T
+    np.clip(cosines, -1.0, 1.0, out=cosines)
+    return evaluate_kernel(spec, cosines)[0]
 
 
 @dataclass(frozen=True)
