@@ -46,7 +46,16 @@ Methods (``Spectrum.method``):
     and deep step NNGP, and per ``k`` wherever it beats the series route
     (``series+quadrature``: very deep ReLU kernels at small ``p``, activation kernels).
 
-``error_estimate`` is an estimated absolute error of each ``μ_k`` (0 for exact zeros).
+Log space: every route works in units of ``exp(ref[k])`` per degree (the closed forms
+directly on ``log μ_k``), so ``Spectrum.log10_mu`` keeps its digits far below the float64
+range (1e-308) and ``mu`` is only multiplied out at the end.
+
+``error_estimate`` is an estimated absolute error of each ``μ_k`` (0 for exact zeros) and
+``relative_error`` the same relative to μ_k; on the series route the estimate bounds the
+error (rounding of every sum, n·ε per layer in the Taylor coefficients, the modelled tail;
+checked against 200-digit quadrature). Every kernel here is positive definite, so μ_k >= 0:
+a value below the resolution is returned as 0 with ``error_estimate`` >= the true μ_k and is
+never trustworthy.
 """
 from __future__ import annotations
 
