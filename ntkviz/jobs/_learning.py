@@ -187,9 +187,16 @@ class LearningMonteCarloResponse:
         return mean, sem
 
     def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
-        """``kernel,n,empirical_test_mse,empirical_sem,empirical_train_mse,seeds``."""
+        """``curve``: kernel,n,empirical_test_mse,empirical_sem,empirical_train_mse,seeds;
+        ``learned_fraction``: kernel,n,k,learned_fraction (mean over seeds of ⟨f̂_k, f_k⟩/‖f_k‖²,
+        expectation L_k)."""
+        if view == "learned_fraction":
+            rows = [[lab, n, int(k), float(self.learned_fraction[i][j, m])]
+                    for i, lab in enumerate(self.labels) if self.degrees[i] is not None
+                    for j, n in enumerate(self.n_values) for m, k in enumerate(self.degrees[i])]
+            return ["kernel", "n", "k", "learned_fraction"], rows
         if view != "curve":
-            raise ValueError(f"view must be curve, got {view!r}")
+            raise ValueError(f"view must be curve or learned_fraction, got {view!r}")
         mean, sem = self.mean_sem()
         with _quiet():
             train = np.nanmean(self.train_mse, axis=2)
