@@ -275,6 +275,15 @@ class QtGeneralisationPanel(KernelChoicePanel):
                 plot.addItem(pg.ErrorBarItem(x=x, y=y, top=top, bottom=low, beam=0.03, pen=pen(color, 1.5)))
                 plot.addItem(pg.PlotDataItem(x, y, pen=None, symbol="o", symbolSize=7, symbolBrush=color,
                                              symbolPen=color, name=f"{lab} Monte-Carlo"))
+        finite = np.concatenate([_log10(t.test_mse)[t.trustworthy] for t in th.theories] + [np.empty(0)])
+        finite = finite[np.isfinite(finite)]
+        if finite.size:  # at least one decade, so the axis shows several labelled ticks
+            lo, hi = float(finite.min()), float(finite.max())
+            if hi - lo < 1.0:
+                mid = 0.5 * (lo + hi)
+                plot.setYRange(mid - 0.5, mid + 0.5, padding=0.02)
+            else:
+                plot.enableAutoRange(axis="y")
         n_line = pg.InfiniteLine(math.log10(r.n), angle=90, pen=pen("#888888", 1.0, QtCore.Qt.PenStyle.DashLine))
         plot.addItem(n_line)
         cut = any(not np.all(t.trustworthy) for t in th.theories)
