@@ -287,8 +287,11 @@ class QtGeneralisationPanel(KernelChoicePanel):
         n_line = pg.InfiniteLine(math.log10(r.n), angle=90, pen=pen("#888888", 1.0, QtCore.Qt.PenStyle.DashLine))
         plot.addItem(n_line)
         cut = any(not np.all(t.trustworthy) for t in th.theories)
+        spectrum_bad = any(not t.spectrum_ok for t in th.theories)
+        reason = ("spectrum not vouched for at these parameters" if spectrum_bad
+                  else "lines stop where the theory is untrusted (raise k max)")
         plot.setTitle(f"Learning curve (δ = {r.theory.ridge:g}, σ = {r.theory.noise:g})"
-                      + (" — lines stop where the theory is untrusted (raise k max)" if cut else ""))
+                      + (f" — {reason}" if cut else ""))
 
     def _draw_learnability(self, r) -> None:
         plot = self.plots["learnability"]
