@@ -23,7 +23,7 @@ import math
 import sys
 
 from ntkviz.cli import CliError
-from ntkviz.cli._common import (float_in, int_in, output_path, positive_int, progress_line,
+from ntkviz.cli._common import (float_in, int_in, output_path, progress_line,
                                 write_csv)
 from ntkviz.limits import ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEPTH_RANGE, DIM_RANGE, KERNEL_NAMES
 

@@ -9,7 +9,7 @@ error against a fresh noisy label (so it includes σ²). ``LearningTheoryRequest
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np

@@ -62,3 +62,12 @@ def test_csv_export_through_cli(tmp_path):
     assert main(["export", "learning", "--kmax", "40", "--view", "learnability", "--out", str(out)]) == 0
     rows = list(csv.DictReader(out.open()))
     assert rows and 0.0 <= float(rows[0]["learnability"]) <= 1.0
+
+
+def test_degree_bars_write_the_target(panel):
+    panel.model.update(target="1:1,2:1,4:1,7:1")
+    assert [b.value() for b in panel.bars][:8] == [0, 10, 10, 0, 10, 0, 0, 10]
+    panel.bars[3].setValue(-5)
+    assert panel.model.params.target == "1:1,2:1,3:-0.5,4:1,7:1"
+    panel.model.update(target="ridge:0.2")
+    assert all(b.value() == 0 for b in panel.bars)

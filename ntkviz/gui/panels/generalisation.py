@@ -17,15 +17,17 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
-from ntkviz.gui.panels._curve_plots import legend_below, log_plot
+from ntkviz.gui.panels._curve_plots import log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_slider, write_through)
-from ntkviz.gui.widgets import PALETTE, Readout, make_plot, pen
+from ntkviz.gui.widgets import PALETTE, Readout, pen
 from ntkviz.models.generalisation import VIEWS, GeneralisationModel
 
 __all__ = ["QtGeneralisationPanel"]
 
 MC_KEY = "learning_mc"
+#: degrees with a bar in the target editor
+BAR_DEGREES = 9
 TARGET_PRESETS = ("1:1,2:1,4:1,7:1", "harmonic:3", "ridge:0.2", "step:0", "abs")
 VIEW_TITLES = {"fit": "Fit along a great circle", "gp": "GP prior samples (great circle)",
                "partial_sums": "Funk–Hecke partial sums", "approximation": "Best ‖g‖_H ≤ B approximation"}
@@ -74,6 +76,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
         self.target_edit.setToolTip("k:c,k:c (c·P_k(⟨x,z_k⟩)), harmonic:K, ridge:T, step:T or abs")
         self.target_combo = QtWidgets.QComboBox()
         self.target_combo.addItems(["presets…", *TARGET_PRESETS])
+        self.bars_box, self.bars = self._degree_bars()
         self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3, "input dimension p (sphere S^{p−1})")
         self.n = log_int_slider("n (samples)", (1, 100_000), 200, "training points n")
         self.ridge_edit = QtWidgets.QLineEdit()
@@ -107,6 +110,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
         form = QtWidgets.QFormLayout(form_box)
         form.addRow("target", self.target_edit)
         form.addRow("", self.target_combo)
+        form.addRow(self.bars_box)
         form.addRow("ridge δ", self.ridge_edit)
         form.addRow("noise σ", self.noise_edit)
         form.addRow("k max", self.kmax_spin)
@@ -139,6 +143,10 @@ class QtGeneralisationPanel(KernelChoicePanel):
         grid.addWidget(self.curve_widget, 0, 0)
         grid.addWidget(self.learn_widget, 0, 1)
         grid.addWidget(self.view_widget, 1, 0, 1, 2)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        for w in (self.curve_widget, self.learn_widget, self.view_widget):
+            w.setMinimumWidth(150)
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(controls)
@@ -167,6 +175,41 @@ class QtGeneralisationPanel(KernelChoicePanel):
             dispatcher.busy.connect(self._on_busy)
         self.sync_widgets(frozenset(f for f in self.model.to_session()))
 
+    def _degree_bars(self):
+        """Per-degree bars: one vertical slider per degree k = 0..BAR_DEGREES - 1 setting c_k
+        in [-2, 2] (steps of 0.1) of the components target Σ c_k P_k(⟨x, z_k⟩)."""
+        box = QtWidgets.QGroupBox("degree components c_k")
+        grid = QtWidgets.QGridLayout(box)
+        grid.setSpacing(2)
+        bars = []
+        for k in range(BAR_DEGREES):
+            bar = QtWidgets.QSlider(QtCore.Qt.Orientation.Vertical)
+            bar.setRange(-20, 20)
+            bar.setMinimumHeight(60)
+            bar.setToolTip(f"c_{k}: coefficient of P_{k}(⟨x, z_{k}⟩), -2..2 (the text field takes any value)")
+            bar.valueChanged.connect(self._on_bars)
+            grid.addWidget(bar, 0, k)
+            grid.addWidget(QtWidgets.QLabel(str(k)), 1, k, QtCore.Qt.AlignmentFlag.AlignHCenter)
+            bars.append(bar)
+        return box, bars
+
+    def _on_bars(self, _value: int) -> None:
+        pairs = [(k, bar.value() / 10) for k, bar in enumerate(self.bars) if bar.value()]
+        text = ",".join(f"{k}:{c:g}" for k, c in pairs) or "0:0"
+        write_through(self, target=text)
+
+    def _sync_bars(self, target: str) -> None:
+        from ntkviz.models.generalisation import parse_target_text
+
+        parsed = parse_target_text(target, self.model.params.kmax)
+        coefs = dict(parsed["components"]) if parsed["kind"] == "components" else {}
+        for k, bar in enumerate(self.bars):
+            value = int(round(10 * max(-2.0, min(2.0, coefs.get(k, 0.0)))))
+            if bar.value() != value:
+                bar.blockSignals(True)
+                bar.setValue(value)
+                bar.blockSignals(False)
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         # the plots get at least 70 % of the width; the controls column scrolls
         self.controls.setMaximumWidth(max(200, min(380, int(0.3 * event.size().width()))))
@@ -192,6 +235,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
         p = self.model.params
         set_slider(self.dim, p.dim)
         set_slider(self.n, p.n)
+        self._sync_bars(p.target)
         for edit, text in ((self.target_edit, p.target), (self.ridge_edit, f"{p.ridge:g}"),
                            (self.noise_edit, f"{p.noise:g}"),
                            (self.sizes_edit, ",".join(str(v) for v in p.mc_sizes))):
@@ -288,10 +332,9 @@ class QtGeneralisationPanel(KernelChoicePanel):
         plot.addItem(n_line)
         cut = any(not np.all(t.trustworthy) for t in th.theories)
         spectrum_bad = any(not t.spectrum_ok for t in th.theories)
-        reason = ("spectrum not vouched for at these parameters" if spectrum_bad
-                  else "lines stop where the theory is untrusted (raise k max)")
-        plot.setTitle(f"Learning curve (δ = {r.theory.ridge:g}, σ = {r.theory.noise:g})"
-                      + (f" — {reason}" if cut else ""))
+        reason = "spectrum untrusted" if spectrum_bad else "cut: untrusted"
+        plot.setTitle(f"Test MSE, δ = {r.theory.ridge:g}, σ = {r.theory.noise:g}"
+                      + (f" ({reason})" if cut else ""))
 
     def _draw_learnability(self, r) -> None:
         plot = self.plots["learnability"]
@@ -299,6 +342,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
         th = r.current
         kshow = int(min(th.spectra[0].k[-1], 40))
         ks = np.arange(kshow + 1)
+        marked = False
         for i, (lab, t, sp) in enumerate(zip(th.labels, th.theories, th.spectra)):
             color = PALETTE[i % len(PALETTE)]
             plot.addItem(pg.PlotDataItem(ks + 0.12 * i, t.learnability[0, :kshow + 1], pen=None, symbol="o",
@@ -307,7 +351,8 @@ class QtGeneralisationPanel(KernelChoicePanel):
             if zeros.size:
                 plot.addItem(pg.PlotDataItem(zeros + 0.12 * i, np.zeros(zeros.size), pen=None, symbol="x",
                                              symbolSize=10, symbolPen=pen(color, 2.0),
-                                             name=f"{lab}: μ_k = 0 (never learned)"))
+                                             name=None if marked else "μ_k = 0: never learned"))
+                marked = True
         power = r.current.projection.power[:kshow + 1]
         top = power.max() if power.size and power.max() > 0 else 1.0
         plot.addItem(pg.BarGraphItem(x=ks, height=power / top, width=0.5, brush=pg.mkBrush(0, 0, 0, 40),
@@ -315,8 +360,8 @@ class QtGeneralisationPanel(KernelChoicePanel):
         plot.setYRange(-0.05, 1.05, padding=0)
         plot.setXRange(-0.5, kshow + 0.8, padding=0)
         untrusted = any(not t.trustworthy[0] for t in th.theories)
-        plot.setTitle(f"Learnability L<sub>k</sub> at n = {r.n} (bars: target power, scaled)"
-                      + (" — untrusted, see read-outs" if untrusted else ""))
+        plot.setTitle(f"L<sub>k</sub> at n = {r.n} (bars: target power)"
+                      + (" — untrusted" if untrusted else ""))
 
     def _draw_view(self, r) -> None:
         plot = self.plots["view"]
@@ -328,7 +373,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
             plot.setLabel("bottom", "angle θ along the circle")
             plot.setLabel("left", "f(x(θ))")
             if not r.fits:
-                plot.setTitle(f"Fit not drawn for n > 3000 (one n × n solve per kernel)")
+                plot.setTitle("Fit not drawn for n > 3000 (one n × n solve per kernel)")
                 return
             fit0 = r.fits[0]
             plot.addItem(pg.PlotDataItem(fit0.theta, fit0.target, pen=pen("k", 2.5), name="target"))
