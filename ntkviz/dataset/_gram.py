@@ -27,7 +27,21 @@ def gram_meta(arch: Architecture, mode: str, a: np.ndarray, b: np.ndarray | None
 
     return StoreMeta(architecture_to_dict(arch), mode, images_hash(a), tuple(a.shape),
                      None if b is None else images_hash(b), None if b is None else tuple(b.shape),
-                     int(tile), __version__)
+                     int(tile), __version__, engine_fingerprint())
+
+
+def engine_fingerprint() -> str:
+    """sha256 (16 hex digits) of the conv engine's source: a store is resumed only by the
+    code that started it (a frozen build without sources: its version alone)."""
+    import hashlib
+    from pathlib import Path
+
+    import ntkviz.core.cntk as cntk
+
+    try:
+        return hashlib.sha256(Path(cntk.__file__).read_bytes()).hexdigest()[:16]
+    except (OSError, TypeError):
+        return "frozen"
 
 
 def _check_inputs(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds, tile: int) -> None:

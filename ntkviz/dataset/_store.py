@@ -10,7 +10,9 @@ Layout of ``K.zarr`` (readable with ``zarr.open_group(path)["gram"][:]``):
   are computed; tile ``(I, J)`` is written, then its transpose into ``(J, I)``,
   then the checksum.
 * group attribute ``ntkviz``: what the matrix is (architecture, mode, sha256 of
-  the input images and their shape, ntkviz version, tile size, shape). Opening
+  the input images and their shape, ntkviz version, a sha256 of the kernel engine's
+  source ``ntkviz/core/cntk.py`` (values of another engine may differ in the last
+  digits), tile size, shape). Opening
   an existing store with any other value is refused, so results of different
   inputs are never mixed.
 
@@ -147,13 +149,14 @@ class StoreMeta:
     input_shape_b: tuple | None
     tile: int
     version: str
+    engine: str = ""
 
     def to_attrs(self) -> dict:
         return {"format": FORMAT, "architecture": self.architecture, "mode": self.mode,
                 "input_hash": self.input_hash, "input_shape": list(self.input_shape),
                 "input_hash_b": self.input_hash_b,
                 "input_shape_b": None if self.input_shape_b is None else list(self.input_shape_b),
-                "tile_size": self.tile, "ntkviz_version": self.version}
+                "tile_size": self.tile, "ntkviz_version": self.version, "engine": self.engine}
 
     def grid(self) -> TileGrid:
         n = self.input_shape[0]
@@ -164,7 +167,8 @@ class StoreMeta:
 _WHAT = {"format": "store format", "architecture": "architecture", "mode": "mode",
          "input_hash": "input images", "input_shape": "input images shape",
          "input_hash_b": "second image set (--images-b)", "input_shape_b": "second image set shape",
-         "tile_size": "tile size", "ntkviz_version": "ntkviz version"}
+         "tile_size": "tile size", "ntkviz_version": "ntkviz version",
+         "engine": "kernel engine (ntkviz/core/cntk.py changed since)"}
 
 
 def _describe(value) -> str:

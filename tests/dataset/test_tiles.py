@@ -152,3 +152,14 @@ def test_huge_pixel_values_are_rescaled_exactly(images):
     big = compute_gram(a * c, None, ARCH, ("ckn", "ntk"), tile=4)
     for kind in ("ckn", "ntk"):
         np.testing.assert_allclose(big[kind], K[kind] * c * c, rtol=1e-12)
+
+
+def test_store_of_another_engine_is_refused(tmp_path, images, monkeypatch):
+    a, _ = images
+    path = tmp_path / "K.zarr"
+    compute_gram(a, None, ARCH, ("ntk",), 4, {"ntk": path})
+    import ntkviz.dataset._gram as gram
+
+    monkeypatch.setattr(gram, "engine_fingerprint", lambda: "0" * 16)
+    with pytest.raises(ValueError, match="another kernel engine"):
+        GramRun(a, None, ARCH, ("ntk",), 4, {"ntk": path})
