@@ -43,7 +43,7 @@ def test_display_only_view_switch_redraws(panel):
 
 
 def test_monte_carlo_on_its_own_key(panel, qtbot):
-    panel.model.update(mc_sizes=(30, 60), seeds=2)
+    panel.model.update(mc_sizes=(30, 100), seeds=2)
     rid = panel.start_monte_carlo()
     assert rid
     qtbot.waitUntil(lambda: panel.mc_response is not None, timeout=120_000)
@@ -53,6 +53,20 @@ def test_monte_carlo_on_its_own_key(panel, qtbot):
     names = [it.name() for it in panel.plots["curve"].listDataItems()]
     assert any(n and "Monte-Carlo" in n for n in names)
     assert MC_KEY != panel.key
+    # learned fractions at the current n (= 100, a Monte-Carlo size) on the learnability plot
+    marks = [it for it in panel.plots["learnability"].listDataItems()
+             if it.opts.get("symbol") == "s"]
+    assert marks and np.all(np.abs(marks[0].getData()[1]) < 1.5)
+
+
+def test_session_restores(panel):
+    state = dict(panel.state(), dim=4, target="ridge:0.1", view="gp")
+    other = build_panel(QtGeneralisationPanel, state, size=(900, 600))
+    assert other.model.params == panel.model.parse(state)
+    assert other.target_edit.text() == "ridge:0.1" and other.view_combo.currentText() == "gp"
+    with pytest.raises(ValueError, match="noise"):
+        other.set_state({"noise": -1.0})
+    assert other.model.params.noise == state["noise"]
 
 
 def test_csv_export_through_cli(tmp_path):

@@ -278,6 +278,9 @@ class QtGeneralisationPanel(KernelChoicePanel):
             self.mc_response = response
             self.progress.setValue(1000)
             self.redraw()
+            if self.model.params.n not in response.n_values:
+                self.status.emit(f"{self.title}: learned fractions are drawn when n is one of the "
+                                 "Monte-Carlo sizes")
 
     def _on_mc_errored(self, key: str, request_id: int, message: str) -> None:
         if key == MC_KEY:
@@ -353,6 +356,18 @@ class QtGeneralisationPanel(KernelChoicePanel):
                                              symbolSize=10, symbolPen=pen(color, 2.0),
                                              name=None if marked else "μ_k = 0: never learned"))
                 marked = True
+        mc = self.mc_response
+        if mc is not None and list(mc.labels) == list(th.labels) and r.n in mc.n_values:
+            j = mc.n_values.index(r.n)
+            for i, degs in enumerate(mc.degrees):
+                if degs is None or not degs.size:
+                    continue
+                keep = degs <= kshow
+                color = PALETTE[i % len(PALETTE)]
+                plot.addItem(pg.PlotDataItem(degs[keep] + 0.12 * i, mc.learned_fraction[i][j][keep], pen=None,
+                                             symbol="s", symbolSize=9, symbolBrush=None,
+                                             symbolPen=pen(color, 1.5),
+                                             name=None if i else "Monte-Carlo learned fraction"))
         power = r.current.projection.power[:kshow + 1]
         top = power.max() if power.size and power.max() > 0 else 1.0
         plot.addItem(pg.BarGraphItem(x=ks, height=power / top, width=0.5, brush=pg.mkBrush(0, 0, 0, 40),
