@@ -357,12 +357,16 @@ class QtGeneralisationPanel(KernelChoicePanel):
                                              name=None if marked else "μ_k = 0: never learned"))
                 marked = True
         mc = self.mc_response
+        y_lo, y_hi = -0.05, 1.05
         if mc is not None and list(mc.labels) == list(th.labels) and r.n in mc.n_values:
             j = mc.n_values.index(r.n)
             for i, degs in enumerate(mc.degrees):
                 if degs is None or not degs.size:
                     continue
                 keep = degs <= kshow
+                shown = mc.learned_fraction[i][j][keep]
+                if shown.size:  # a noisy fraction may leave [0, 1]: never clip it
+                    y_lo, y_hi = min(y_lo, float(shown.min()) - 0.05), max(y_hi, float(shown.max()) + 0.05)
                 color = PALETTE[i % len(PALETTE)]
                 plot.addItem(pg.PlotDataItem(degs[keep] + 0.12 * i, mc.learned_fraction[i][j][keep], pen=None,
                                              symbol="s", symbolSize=9, symbolBrush=None,
@@ -372,7 +376,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
         top = power.max() if power.size and power.max() > 0 else 1.0
         plot.addItem(pg.BarGraphItem(x=ks, height=power / top, width=0.5, brush=pg.mkBrush(0, 0, 0, 40),
                                      pen=None))
-        plot.setYRange(-0.05, 1.05, padding=0)
+        plot.setYRange(y_lo, y_hi, padding=0)
         plot.setXRange(-0.5, kshow + 0.8, padding=0)
         untrusted = any(not t.trustworthy[0] for t in th.theories)
         plot.setTitle(f"L<sub>k</sub> at n = {r.n} (bars: target power)"
