@@ -334,7 +334,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 start_window(self)
         elif key == "_warmup":
             self.compile_label.setText("")
-            self.show_message("computations ready")
+            self._show_note("computations ready")
 
     def _on_job_error(self, key: str, rid: int, message: str) -> None:
         if key == "_core":
@@ -359,13 +359,26 @@ class MainWindow(QtWidgets.QMainWindow):
         """A message of the window (sessions, exports, start-up): an error stays in the
         message bar until dismissed or replaced; other messages show in the status bar
         for a while. Both go to the log. A new message replaces the shown error."""
-        self.messages.record(text, error)
         if error:
+            self.messages.record(text, error)
             self.messages.show_error(text)
         else:
             self.messages.dismiss()
-            self.statusBar().setStyleSheet("")
-            self.statusBar().showMessage(text, 15000)
+            self._show_note(text)
+
+    def _show_note(self, text: str, seconds: float = 15.0) -> None:
+        """A passing note (logged): shown in the status bar for a while, then the
+        current panel's status line comes back. An error in the message bar stays
+        (a note of the window's own, e.g. the end of start-up, supersedes nothing)."""
+        self.messages.record(text, False)
+        self.statusBar().setStyleSheet("")
+        self.statusBar().showMessage(text)
+
+        def back_to_panel():
+            if self.statusBar().currentMessage() == text:
+                self._on_tab_changed(self.tabs.currentIndex())
+
+        QtCore.QTimer.singleShot(int(seconds * 1000), self, back_to_panel)
 
     def error_text(self) -> str:
         """The error shown in the message bar ("" when none)."""

@@ -348,13 +348,14 @@ def log_tick_strings(exponents) -> list[str]:
 
 def linear_tick_strings(values, spacing: float) -> list[str]:
     """Labels of linear-axis ticks, one style per axis: fixed decimals (as many as
-    the spacing needs) while every tick lies in [10⁻³, 10⁴) in magnitude (or is 0),
-    else ``m·10ⁿ`` for every tick, with one exponent (the largest tick's decade) and
-    as many decimals as the spacing needs."""
+    the spacing needs, so ticks over a tiny range such as 1.6420388 … 1.6420392 stay
+    distinct, with no offset and no ``·10⁰``) while every tick lies in [10⁻³, 10⁴) in
+    magnitude (or is 0), else ``m·10ⁿ`` for every tick, with one exponent (the
+    largest tick's decade) and as many decimals as the spacing needs."""
     values = [float(v) for v in values]
     big = [abs(v) for v in values if abs(v) > 0.5 * abs(spacing) * 1e-9]
-    if all(1e-3 <= a < 1e4 for a in big) and (spacing <= 0 or spacing >= 1e-3):
-        places = max(0, math.ceil(-math.log10(spacing))) if spacing > 0 else 0
+    if all(1e-3 <= a < 1e4 for a in big) and (spacing <= 0 or spacing >= 1e-3 or big):
+        places = max(0, math.ceil(-math.log10(spacing) - 1e-9)) if spacing > 0 else 0
         return [f"{v:.{places}f}" if abs(v) >= 0.5 * spacing else f"{0:.{places}f}"
                 for v in values]
     n = math.floor(math.log10(max(big))) if big else 0

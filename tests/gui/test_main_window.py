@@ -158,6 +158,9 @@ def test_export_png_svg_csv(qtbot, window, tmp_path):
 
 
 def test_errors_reach_status_bar_and_app_keeps_working(qtbot, window):
+    # the end of the warm-up shows a passing note in the status bar: let it pass first,
+    # so the status lines below are the panel's own (the warm-up may end at any time)
+    qtbot.waitUntil(lambda: window.compile_label.text() == "", timeout=120000)
     kernel = window.panels["kernel"]
     kernel.kernels.extra.setText("1")
     kernel.kernels.extra.editingFinished.emit()
@@ -167,6 +170,21 @@ def test_errors_reach_status_bar_and_app_keeps_working(qtbot, window):
     with qtbot.waitSignal(kernel.computed, timeout=30000):
         kernel.start()
     assert "Kernel curves:" in window.statusBar().currentMessage()
+
+
+def test_a_passing_note_gives_the_status_bar_back_to_the_panel(qtbot, window):
+    """A window note (e.g. "computations ready" at the end of start-up) neither dismisses
+    the error in the message bar nor leaves the status bar blank when it expires."""
+    kernel = window.panels["kernel"]
+    kernel.kernels.extra.setText("1")
+    kernel.kernels.extra.editingFinished.emit()
+    shown = window.statusBar().currentMessage()
+    assert "must be in [2, 50]" in shown
+    window.messages.show_error("a session error")
+    window._show_note("computations ready", seconds=0.05)
+    assert window.statusBar().currentMessage() == "computations ready"
+    assert window.error_text() == "a session error"
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == shown, timeout=2000)
 
 
 def test_settings_restore_parameters_and_geometry(qtbot, window, dispatcher, settings):

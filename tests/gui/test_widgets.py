@@ -94,6 +94,18 @@ def test_linear_tick_strings_never_mix_styles():
         assert all("·10" in t for t in labels if t != "0")
 
 
+def test_linear_ticks_over_a_tiny_range_are_distinct_and_offset_free():
+    """Ticks 1.6420388 … 1.6420392 read as plain decimals (no "·10⁰"), each distinct
+    and each within half a spacing of the value it labels."""
+    from ntkviz.gui.widgets import linear_tick_strings
+
+    values = [1.6420388 + i * 1e-7 for i in range(5)]
+    labels = linear_tick_strings(values, 1e-7)
+    assert not any("·10" in t for t in labels)
+    assert len(set(labels)) == len(labels)
+    assert all(abs(float(t) - v) <= 0.5e-7 for t, v in zip(labels, values))
+
+
 def test_log_axis_labels_at_least_three_ticks(qtbot):
     """Over one decade (0.1 … 1) the axis labels 0.1, 0.2, 0.5, 1 rather than only two."""
     from ntkviz.gui.widgets import DecadeLogAxis
