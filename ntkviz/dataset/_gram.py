@@ -162,8 +162,12 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, proces
         return
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
         raise ValueError(f"--workers must be an integer in [1, 256], got {workers!r}")
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                           dashboard_address=":0", silence_logs=logging.ERROR)  # ":0": any free port
+    import dask.config
+
+    # the workers' statistical profiler samples every 10 ms: CPU taken from the kernels
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                               dashboard_address=":0", silence_logs=logging.ERROR)  # ":0": any free port
     try:
         client = Client(cluster, set_as_default=False)
         try:
