@@ -126,3 +126,21 @@ def test_bad_arguments_one_line_exit_2(tmp_path, args, match):
     assert proc.returncode == 2, proc.stderr
     assert match in proc.stderr and proc.stderr.count("\n") == 1
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize("view", ["kernel", "spectrum", "stability", "deform", "training"])
+@pytest.mark.parametrize("width", ["0", "15", "20001"])
+def test_width_refused_naming_the_option_with_one_range(tmp_path, view, width):
+    """Every export command refuses --width outside limits.EXPORT_WIDTH_RANGE in the same
+    words, naming the option (the renderer's own size check uses the same range)."""
+    from ntkviz import limits
+    from ntkviz.gui import export as exporter
+
+    assert exporter.SIZE_RANGE == limits.EXPORT_WIDTH_RANGE
+    lo, hi = limits.EXPORT_WIDTH_RANGE
+    args = ["export", view, "--width", width, "--out", "x.png"]
+    match = f"--width must be in [{lo}, {hi}] pixels, got {width}"
+    proc = ntkviz(*args, tmp_path=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert match in proc.stderr and proc.stderr.count("\n") == 1
+    assert not list(tmp_path.iterdir())  # nothing written

@@ -22,9 +22,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from ntkviz import limits
 from ntkviz.cli import OneLineParser
 
-__all__ = ["register", "registry", "run_export", "validated_params", "EXPORT_VIEWS", "CSV_SUFFIX"]
+__all__ = ["register", "registry", "run_export", "validated_params", "EXPORT_VIEWS", "CSV_SUFFIX",
+           "add_width_option", "check_width"]
 
 #: the one format written without Qt; the others are listed by ntkviz.gui.export.WRITERS
 CSV_SUFFIX = ".csv"
@@ -64,6 +66,23 @@ def register(sub) -> None:
         mod.register(views)
 
 
+def add_width_option(parser, formats: str = "PNG") -> None:
+    """``--width PX`` of every ``export`` command (range: ``limits.EXPORT_WIDTH_RANGE``,
+    checked by :func:`check_width`)."""
+    lo, hi = limits.EXPORT_WIDTH_RANGE
+    parser.add_argument("--width", type=int, default=None, metavar="PX",
+                        help=f"{formats} width in pixels, in [{lo}, {hi}] (height keeps the "
+                             f"figure's aspect ratio)")
+
+
+def check_width(width: int | None) -> None:
+    """Refuse a ``--width`` outside ``limits.EXPORT_WIDTH_RANGE`` (``ValueError`` naming
+    the option, before anything is computed)."""
+    lo, hi = limits.EXPORT_WIDTH_RANGE
+    if width is not None and not lo <= width <= hi:
+        raise ValueError(f"--width must be in [{lo}, {hi}] pixels, got {width}")
+
+
 def validated_params(panel_key: str, state: dict):
     """``(model_cls, params)`` for ``state`` of panel ``panel_key`` (``model_cls`` and
     ``params`` are ``None`` for a panel without a Qt-free model). ``ValueError``
@@ -100,6 +119,7 @@ def run_export(out_path, panel_key: str, state: dict | None, view: str | None = 
         written then.
     """
     out = Path(out_path)
+    check_width(width)
     if not out.parent.is_dir():
         raise ValueError(f"{out}: the folder {out.parent} does not exist")
     model_cls, params = validated_params(panel_key, state or {})  # before any Qt import

@@ -96,6 +96,7 @@ def _warm_context(params) -> None:
 
 def run(args) -> int:
     image_view = args.view != "context"
-    width = args.width or (IMAGE_WIDTH if image_view and args.out.lower().endswith(".png") else None)
+    width = args.width if args.width is not None else (
+        IMAGE_WIDTH if image_view and args.out.lower().endswith(".png") else None)
     before = None if image_view or args.out.lower().endswith(".csv") else _warm_context
     return export(args, "deform", state_from_args(args), OPTIONS, args.view, width, before)

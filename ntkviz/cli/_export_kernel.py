@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ntkviz import limits
 from ntkviz.cli import CliError
-from ntkviz.cli._common import output_path, positive_int
+from ntkviz.cli._common import output_path
+from ntkviz.cli._export import add_width_option
 
 __all__ = ["add_kernel_choice", "choice_state", "export_model", "register", "run"]
 
@@ -45,8 +46,7 @@ def add_kernel_choice(p) -> None:
                    help="divide each kernel by its value at u = 1 (the 1/L variant)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output file: .png, .svg (figure as in the app) or .csv (plotted data)")
-    p.add_argument("--width", type=positive_int, default=None, metavar="PX",
-                   help="PNG width in pixels (height keeps the figure's aspect ratio)")
+    add_width_option(p)
 
 
 def choice_state(args) -> dict:

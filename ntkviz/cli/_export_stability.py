@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ntkviz import limits
 from ntkviz.cli._common import float_list, positive_int
+from ntkviz.cli._export import add_width_option
 
 __all__ = ["register", "run", "state_from_args", "add_output_options", "export"]
 
@@ -53,8 +54,7 @@ def add_output_options(p) -> None:
     """``--out FILE.{png,svg,csv}`` and ``--width PX`` (shared with ``export deform``)."""
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output file: .png, .svg (figure as in the app) or .csv (plotted data)")
-    p.add_argument("--width", type=positive_int, default=None, metavar="PX",
-                   help="PNG width in pixels (height keeps the figure's aspect ratio)")
+    add_width_option(p)
 
 
 def state_from_args(args) -> dict:

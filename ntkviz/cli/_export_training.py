@@ -17,6 +17,7 @@ import sys
 from ntkviz import limits
 from ntkviz.cli import CliError
 from ntkviz.cli._common import output_path, write_csv
+from ntkviz.cli._export import add_width_option, check_width
 
 SUFFIXES = (".png", ".svg", ".csv", ".gif")
 VIEWS = ("figure", "neurons", "predictor", "metrics", "neurons_2", "predictor_2", "metrics_2")
@@ -79,8 +80,7 @@ def register(sub) -> None:
                         "the last (default)")
     p.add_argument("--fps", type=int, default=15, help="GIF frame rate, in [1, 100] (default 15)")
     p.add_argument("--out", required=True, metavar="FILE", help="output .png, .svg, .csv or .gif")
-    p.add_argument("--width", type=int, default=None, metavar="PX",
-                   help="PNG/GIF width in pixels, in [{}, {}]".format(*limits.EXPORT_WIDTH_RANGE))
+    add_width_option(p, "PNG/GIF")
     p.set_defaults(func=run)
 
 
@@ -124,10 +124,10 @@ def run(args) -> int:
     if args.view not in VIEWS or (args.view.endswith("_2") and not params.compare):
         allowed = VIEWS if params.compare else VIEWS[:4]
         raise CliError(f"--view must be one of {', '.join(allowed)}, got {args.view!r}")
-    if args.width is not None and not (limits.EXPORT_WIDTH_RANGE[0] <= args.width
-                                       <= limits.EXPORT_WIDTH_RANGE[1]):
-        raise CliError("--width must be in [{}, {}] pixels, got {}".format(
-            *limits.EXPORT_WIDTH_RANGE, args.width))
+    try:
+        check_width(args.width)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if not 1 <= args.fps <= 100:
         raise CliError(f"--fps must be in [1, 100], got {args.fps}")
     if out.suffix.lower() == ".csv":  # from the job, at --frame: no Qt

@@ -41,6 +41,7 @@ import pyqtgraph as pg
 from pyqtgraph import exporters
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ntkviz import limits
 from ntkviz._io import atomic_write, write_csv, write_text_atomic
 
 __all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "render_image",
@@ -51,7 +52,7 @@ __all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "ren
 #: largest logical size (w, h) a figure is laid out at; bigger images are scaled up
 LAYOUT_MAX = (1200, 800)
 #: allowed image widths and heights (pixels)
-SIZE_RANGE = (16, 20000)
+SIZE_RANGE = limits.EXPORT_WIDTH_RANGE
 _TRANSIENT = 0x4E54  # QGraphicsItem.data() key marking hover/selection items
 _CLOSE = re.compile(r"^[Zz]$")
 
