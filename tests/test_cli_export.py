@@ -144,3 +144,21 @@ def test_width_refused_naming_the_option_with_one_range(tmp_path, view, width):
     assert proc.returncode == 2, proc.stderr
     assert match in proc.stderr and proc.stderr.count("\n") == 1
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_failed_png_write_is_one_line_and_writes_nothing(tmp_path):
+    """A PNG write that fails midway (file size limit) is refused in one line, with
+    libpng's own stderr line folded into it, and leaves no file behind."""
+    (tmp_path / "out").mkdir()
+    code = ("import resource, sys\n"
+            "from ntkviz.cli import main\n"
+            "assert main(['export', 'kernel', '--out', 'warm.png']) == 0\n"  # caches written
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))\n"
+            "sys.exit(main(['export', 'kernel', '--width', '2400', '--out', 'out/k.png']))\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "libpng" not in proc.stderr, proc.stderr
+    assert "k.png: cannot write the PNG image" in proc.stderr
+    assert not list((tmp_path / "out").iterdir())

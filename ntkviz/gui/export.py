@@ -31,7 +31,10 @@ same place, afterwards. On older Qt no ``Z`` appears and the wrapper is inert.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import sys
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -305,12 +308,40 @@ def svg_string(item, width: int | None = None, height: int | None = None) -> str
         return exp.export(toBytes=True).decode("utf-8")
 
 
+@contextmanager
+def _libpng_messages(kept: list):
+    """libpng prints its errors (``libpng error: Write Error``) straight to the C
+    stderr: while the block runs, file descriptor 2 goes to a temporary file; the
+    libpng lines are put in ``kept`` (the caller's one-line error says what went
+    wrong), any other line is passed on to stderr."""
+    sys.stderr.flush()
+    saved_fd = os.dup(2)
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield kept
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+            capture.seek(0)
+            text = capture.read().decode("utf-8", "replace")
+    for line in text.splitlines(keepends=True):
+        if line.startswith("libpng"):
+            kept.append(line.strip().removeprefix("libpng error: "))
+        else:
+            sys.stderr.write(line)
+
+
 def _write_png(item, path: Path, width, height) -> None:
     image = render_image(item, width, height)
 
     def save(tmp: Path) -> None:
-        if not image.save(str(tmp), "PNG"):
-            raise OSError(f"{path}: cannot write the PNG image")
+        with _libpng_messages([]) as messages:
+            saved = image.save(str(tmp), "PNG")
+        if not saved:
+            why = "; ".join(messages)
+            raise OSError(f"{path}: cannot write the PNG image" + (f" ({why})" if why else ""))
 
     atomic_write(path, save)
 
