@@ -434,9 +434,13 @@ class MainWindow(QtWidgets.QMainWindow):
                 if t.elapsed() >= PROGRESS_DELAY_MS and k not in BACKGROUND_KEYS]
 
     def _cancellable_here(self) -> list[str]:
-        """Long jobs whose panel has no Cancel button of its own (one Cancel per job)."""
-        return [k for k in self._long_jobs()
-                if not getattr(self._built.get(k), "own_cancel", False)]
+        """Long jobs whose panel has no Cancel button of its own (one Cancel per job):
+        a panel's ``own_cancel`` covers the jobs under its key, ``own_cancel_jobs``
+        lists its other ones."""
+        own = {k for k, panel in self._built.items() if getattr(panel, "own_cancel", False)}
+        for panel in self._built.values():
+            own.update(getattr(panel, "own_cancel_jobs", ()))
+        return [k for k in self._long_jobs() if k not in own]
 
     def _update_progress(self) -> None:
         show = bool(self._long_jobs())

@@ -220,6 +220,28 @@ def test_one_cancel_per_job(qtbot, window):
         del kernel.own_cancel
 
 
+def test_stability_has_its_own_cancel_only(qtbot, dispatcher, settings):
+    """The stability panel (own Cancel button) gets no status-bar Cancel for its job,
+    while the progress bar still shows; a job it does not own keeps the bar's Cancel."""
+    w = MainWindow(dispatcher, settings, panels=["stability"])
+    qtbot.addWidget(w)
+    w.show()
+    stability = w.current_panel()
+    assert stability.own_cancel and stability.key == "stability"
+    w.dispatcher.submit("stability", lambda: time.sleep(1.0), immediate=True)
+    qtbot.waitUntil(lambda: w.progress.isVisible(), timeout=5000)
+    assert not w.cancel_button.isVisible()
+    stability.own_cancel_jobs = ("stability:extra",)
+    try:
+        w.dispatcher.submit("stability:extra", lambda: time.sleep(1.0), immediate=True)
+        w.dispatcher.submit("other", lambda: time.sleep(1.0), immediate=True)
+        qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=5000)
+        assert w._cancellable_here() == ["other"]
+    finally:
+        del stability.own_cancel_jobs
+    qtbot.waitUntil(lambda: not w.progress.isVisible(), timeout=10000)
+
+
 def test_progress_fraction_from_generator(qtbot, window):
     from types import SimpleNamespace
 

@@ -61,6 +61,8 @@ class QtPanel(QtWidgets.QWidget):
     #: the panel has its own Cancel button for its jobs (the main window then shows
     #: none for them: one Cancel per job)
     own_cancel: bool = False
+    #: keys of the panel's other jobs (not ``key``) that its own Cancel button stops
+    own_cancel_jobs: tuple[str, ...] = ()
     _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots
