@@ -35,7 +35,7 @@ import os
 import re
 import sys
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -199,6 +199,32 @@ def _others(item) -> list:
     return out
 
 
+def _leave_grid(item):
+    """Take ``item`` (one plot of a multi-plot ``pg.GraphicsLayout``) out of its
+    parent's grid for an export, so that the grid does not put it back into its cell
+    (a single plot exported alone then fills the whole image). Returns what
+    :func:`_return_to_grid` needs (``None``: not in such a grid)."""
+    parent = item.parentItem()
+    cells = parent.items.get(item) if isinstance(parent, pg.GraphicsLayout) else None
+    if not cells:
+        return None
+    grid = parent.layout
+    rows, cols = [r for r, _ in cells], [c for _, c in cells]
+    cell = (grid, min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1,
+            grid.alignment(item))
+    grid.removeItem(item)
+    return cell
+
+
+def _return_to_grid(item, cell) -> None:
+    if cell is None:
+        return
+    grid, row, col, rowspan, colspan, alignment = cell
+    grid.addItem(item, row, col, rowspan, colspan)
+    if alignment:
+        grid.setAlignment(item, alignment)
+
+
 @contextmanager
 def export_layout(item, size: tuple[float, float] | None = None, scale: float = 1.0):
     """Within this block ``item`` is laid out at ``size`` (logical pixels; default:
@@ -234,11 +260,13 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
         if axis.autoSIPrefix:
             axis.enableAutoSIPrefix(False)
     old = item.geometry() if isinstance(item, QtWidgets.QGraphicsWidget) else None
+    cell = None
     if size is not None and old is not None:
         others = [it for it in _others(item) if it.isVisible()]
         for it in others:  # neighbours in a layout: the grown item would cover them
             it.hide()
         hidden += others
+        cell = _leave_grid(item)
     try:
         if size is not None and old is not None:
             item.setGeometry(QtCore.QRectF(old.topLeft(), QtCore.QSizeF(*size)))
@@ -247,6 +275,7 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
         yield item
     finally:
         if size is not None and old is not None:
+            _return_to_grid(item, cell)
             item.setGeometry(old)
             _activate_layouts(item)
             replace_legends(item)
@@ -387,10 +416,12 @@ class Writer:
     panel: Callable | None = None
 
     def write_view(self, panel, view: str, path: Path, width, height) -> None:
-        if self.panel is not None:
-            self.panel(panel, view, path, width, height)
-        else:
-            self.plot(panel.plot_items()[view], path, width, height)
+        exporting = getattr(panel, "exporting", None)
+        with exporting(view) if exporting is not None else nullcontext():
+            if self.panel is not None:
+                self.panel(panel, view, path, width, height)
+            else:
+                self.plot(panel.plot_items()[view], path, width, height)
 
 
 def _write_csv_view(panel, view: str, path: Path, width, height) -> None:

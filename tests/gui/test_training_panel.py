@@ -349,3 +349,33 @@ def test_legend_lists_training_points_only_where_they_are_drawn(qtbot, panel):
     assert (x is None or len(x) == 0) and "training points" not in names()
     computed(qtbot, panel, {**SMALL, "dim": 2})
     assert len(panel.views[0].train_points.xData) == 15 and "training points" in names()
+
+
+@pytest.mark.parametrize("view", ["neurons", "predictor", "metrics", "metrics_2"])
+def test_a_plot_exported_alone_fills_the_image_and_has_its_legend(qtbot, panel, view):
+    """Exported alone at 2400×1500 a plot is laid out at the whole image (not at its
+    cell of the figure, which left a blank right part), with its own group of the
+    legend beside its plot area (off the data); the figure is as before afterwards."""
+    import pyqtgraph as pg
+
+    from ntkviz.gui.export import export_layout
+    from ntkviz.gui.panels.training._plots import METRIC_LABELS
+
+    computed(qtbot, panel, SMALL)
+    item = panel.plot_items()[view]
+    before = item.geometry()
+    with panel.exporting(view), export_layout(item, (1200, 750), 2.0):
+        assert item.geometry().width() == 1200 and item.geometry().height() == 750
+        legends = [c for c in item.childItems() if isinstance(c, pg.LegendItem)]
+        assert len(legends) == 1
+        texts = [label.text for _, label in legends[0].items]
+        box = item.getViewBox().sceneBoundingRect()
+        assert box.width() > 0.6 * item.sceneBoundingRect().width()
+        assert legends[0].sceneBoundingRect().left() >= box.right() - 1  # off the data
+        assert item.sceneBoundingRect().contains(legends[0].sceneBoundingRect())
+    if view.startswith("metrics"):
+        assert {METRIC_LABELS[k] for k in panel.model.params.metrics} <= set(texts)
+    else:
+        assert not set(METRIC_LABELS.values()) & set(texts)  # its own group only
+    assert not [c for c in item.childItems() if isinstance(c, pg.LegendItem)]
+    assert item.geometry() == before

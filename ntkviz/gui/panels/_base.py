@@ -109,6 +109,13 @@ class QtPanel(QtWidgets.QWidget):
         The first one is the default view."""
         raise NotImplementedError
 
+    @contextmanager
+    def exporting(self, view: str):
+        """The block within which ``view`` is exported (the exporter enters it): a
+        panel may add what a view exported alone needs, e.g. a legend of its own
+        beside a plot whose legend is shared by the whole figure. Default: nothing."""
+        yield
+
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
         """``(header, rows)``: exactly the data plotted in ``view``. By default the last
         response's own ``csv_table(view)``; panels whose tables need more override it."""

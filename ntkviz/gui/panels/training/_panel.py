@@ -10,6 +10,8 @@ live in :class:`ntkviz.models.training.TrainingModel`; this view only observes i
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
@@ -18,7 +20,7 @@ from PySide6.QtCore import Signal
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels.training._controls import TrainingControls
 from ntkviz.gui.panels.training._player import FramePlayer
-from ntkviz.gui.panels.training._plots import RunView, fill_legend, make_legend
+from ntkviz.gui.panels.training._plots import LEGEND_GROUPS, RunView, fill_legend, make_legend
 from ntkviz.models.training import TrainingModel
 
 __all__ = ["QtTrainingPanel"]
@@ -340,6 +342,31 @@ class QtTrainingPanel(QtPanel):
             items.update({f"neurons{suffix}": view.neurons, f"predictor{suffix}": view.predictor,
                           f"metrics{suffix}": view.metrics})
         return items
+
+    @contextlib.contextmanager
+    def exporting(self, view: str):
+        """A plot exported alone (``neurons``, ``predictor``, ``metrics``, ``…_2``) gets
+        its group of the figure's legend, in a column right of its plot area (off the
+        data); the figure keeps its one shared legend."""
+        name, _, second = view.partition("_")
+        if name not in LEGEND_GROUPS:
+            yield
+            return
+        run = self.views[1 if second else 0]
+        item = getattr(run, name)
+        legend = make_legend()
+        fill_legend(legend, run, self.model.params.metrics, groups=(name,))
+        item.layout.addItem(legend, 2, 3)  # beside the view box (PlotItem grid: axes 0–2)
+        item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        try:
+            yield
+        finally:
+            item.layout.removeItem(legend)
+            legend.clear()
+            if legend.scene() is not None:
+                legend.scene().removeItem(legend)
+            # the figure's grid gave the plot room for the legend: lay it out again now
+            QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
 
     def csv_table(self, view: str):
         """The metrics of every frame ("figure", "metrics"), or the neurons / predictors of

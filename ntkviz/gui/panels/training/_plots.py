@@ -381,11 +381,17 @@ def make_legend() -> pg.LegendItem:
     return legend
 
 
-def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: int = 1) -> None:
+#: the legend's groups, in order (``fill_legend(..., groups=...)``)
+LEGEND_GROUPS = ("neurons", "predictor", "metrics")
+
+
+def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: int = 1,
+                groups=LEGEND_GROUPS) -> None:
     """One legend for every run: neurons, predictors, then the metrics shown; in one
-    column, or (``columns=3``, a legend under a narrow figure) one column per group."""
+    column, or (``columns=3``, a legend under a narrow figure) one column per group.
+    ``groups``: the groups listed (a plot exported alone lists its own)."""
     blank = pg.PlotDataItem(pen=None)
-    groups = [
+    every_group = [
         [(blank, "<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>")]
         + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
         [(blank, "<b>predictor</b>")]
@@ -396,6 +402,7 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: in
             or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)), METRIC_LABELS[key])
            for key in shown_metrics],
     ]
+    groups = [entries for name, entries in zip(LEGEND_GROUPS, every_group) if name in groups]
     legend.clear()
     legend.setColumnCount(1 if columns == 1 else len(groups))
     if columns == 1:
