@@ -75,13 +75,16 @@ def dask_vs_local(repeats: int = 3, n: int = 48, tile: int = 8, workers: int = 2
                    note=f"{100 * dm / lm:.0f} % of in-process (goal >= 90 %)")]
 
 
-def _rss_child(path: str | None, n: int, tiles: int, tile: int) -> None:
-    from ntkviz.core.cntk import Architecture, Layer
+def _rss_child(path: str | None, n: int, tiles: int, tile: int, model: str) -> None:
+    from ntkviz.core.cntk import PRESETS, Architecture, Layer
     from ntkviz.dataset import GramRun
 
     x = _digits(n, path)
-    x = x.reshape(n, 7, 4, 7, 4).mean(axis=(2, 4))
-    arch = Architecture((Layer(3, 2, "average", "relu"),))
+    if model in PRESETS:  # the real thing: 28x28 digits
+        arch = PRESETS[model]
+    else:  # cheap: 7x7 average-pooled digits, one layer
+        x = x.reshape(n, 7, 4, 7, 4).mean(axis=(2, 4))
+        arch = Architecture((Layer(3, 2, "average", "relu"),))
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with tempfile.TemporaryDirectory() as tmp:
         run_ = GramRun(x, None, arch, ("ntk",), tile, {"ntk": os.path.join(tmp, "K.zarr")})
@@ -95,14 +98,16 @@ def _rss_child(path: str | None, n: int, tiles: int, tile: int) -> None:
               f"{run_.pairs_computed} {secs:.1f}")
 
 
-def rss(path: str | None = None, n: int = 5000, tiles: int = 40, tile: int = 256) -> list[Result]:
-    """Peak RSS (MiB) of a child filling ``tiles`` tiles of an N-image store."""
+def rss(path: str | None = None, n: int = 5000, tiles: int = 40, tile: int = 256,
+        model: str = "cheap") -> list[Result]:
+    """Peak RSS (MiB) of a child filling ``tiles`` tiles of an N-image store (``model``: a
+    preset on the 28x28 digits, or "cheap": one layer on 7x7 pooled digits)."""
     out = subprocess.run([sys.executable, "-m", "ntkviz.bench._scale", "--rss-child", str(n), str(tiles),
-                          str(tile)] + (["--images", path] if path else []),
+                          str(tile), "--model", model] + (["--images", path] if path else []),
                          capture_output=True, text=True, check=True).stdout.split()
     base, peak, done, total, pairs, secs = out
     whole = n * n * 8 / 2**20
-    return [Result(f"peak RSS, N={n}, tile {tile}: {done} of {total} tiles ({pairs} pairs, {secs} s)",
+    return [Result(f"peak RSS, N={n}, {model}, tile {tile}: {done} of {total} tiles ({pairs} pairs, {secs} s)",
                    float(peak), unit="MiB",
                    note=f"after imports {float(base):.0f} MiB; the whole matrix would be {whole:.0f} MiB")]
 
@@ -118,13 +123,16 @@ def main(argv=None) -> int:
     p.add_argument("--images", help="images for the memory benchmark (default: bundled digits repeated)")
     p.add_argument("--n", type=int, default=5000)
     p.add_argument("--tiles", type=int, default=40, help="tiles the memory benchmark fills")
+    p.add_argument("--model", default="cheap", help="memory benchmark: M1..M4 on 28x28, or cheap (default)")
+    p.add_argument("--skip-rate", action="store_true", help="only the memory benchmark")
     p.add_argument("--rss-child", nargs=3, type=int, metavar=("N", "TILES", "TILE"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.rss_child:
-        _rss_child(args.images, *args.rss_child)
+        _rss_child(args.images, *args.rss_child, args.model)
         return 0
     print(f"machine: {machine()}")
-    for result in dask_vs_local(args.repeats) + rss(args.images, args.n, args.tiles):
+    rates = [] if args.skip_rate else dask_vs_local(args.repeats)
+    for result in rates + rss(args.images, args.n, args.tiles, model=args.model):
         print("  " + result.line(), flush=True)
     return 0
 
