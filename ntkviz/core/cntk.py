@@ -252,6 +252,14 @@ class Architecture:
         return " | ".join(parts) + norm
 
 
+def _validated_arch(arch) -> "Architecture":
+    """``arch.validated()``, or a ``ValueError`` saying what ``arch`` must be."""
+    if not isinstance(arch, Architecture):
+        hint = " (build one from a dict with architecture_from_dict)" if isinstance(arch, dict) else ""
+        raise ValueError(f"arch must be an Architecture{hint}, got {type(arch).__name__}")
+    return arch.validated()
+
+
 def _preset(*layers: tuple) -> Architecture:
     return Architecture(tuple(Layer(*lay) for lay in layers))
 
@@ -856,7 +864,7 @@ def image_norms(image, arch: Architecture) -> ImageNorms:
     uint8 by 255 first). Results are cached by content (last 256 images), so
     calling this again on the same array is free.
     """
-    arch = arch.validated()
+    arch = _validated_arch(arch)
     img = _as_image(image)
     key = (arch, img.shape, hashlib.sha1(img.tobytes()).hexdigest())
     with _CACHE_LOCK:
@@ -879,7 +887,7 @@ def image_norms(image, arch: Architecture) -> ImageNorms:
 
 
 def _check_pair(nx: ImageNorms, ny: ImageNorms, arch: Architecture) -> Architecture:
-    arch = arch.validated()
+    arch = _validated_arch(arch)
     for name, n in (("norms_x", nx), ("norms_y", ny)):
         if not isinstance(n, ImageNorms):
             raise ValueError(f"{name} must be an ImageNorms from image_norms(), got {type(n).__name__}")
@@ -1001,7 +1009,7 @@ def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs:
     mirrored, so the matrix is exactly symmetric. Pairs run in parallel (one
     ``parallel=True`` kernel, numba's thread count).
     """
-    arch = arch.validated()
+    arch = _validated_arch(arch)
     arch.check_mode(mode)
     chunk_pairs = check_int("chunk_pairs", chunk_pairs, 1)
     A = _as_stack(images, "images")

@@ -328,3 +328,12 @@ def test_every_entry_matches_an_exact_computation(digits12, arch):
         m = _mode_index(mode)
         exact = np.array([[reference_kernels(a, b, arch, exact=True)[m] for b in x] for a in x])
         assert _rel_err(K, exact).max() <= 1e-13, (mode, _rel_err(K, exact).max())
+
+
+def test_a_dict_is_not_an_architecture():
+    from ntkviz.core.cntk import gram_matrix
+
+    with pytest.raises(ValueError, match="arch must be an Architecture .*architecture_from_dict"):
+        gram_matrix(np.zeros((2, 12, 12)), {"layers": []}, "ntk")
+    with pytest.raises(ValueError, match="arch must be an Architecture, got str"):
+        image_norms(np.zeros((12, 12)), "M1")

@@ -367,8 +367,9 @@ def test_negative_values_within_their_estimates():
     assert np.all(s.mu >= 0)
     ref_fine, scale = _theta_reference(spec, 5, 700, 16000)
     ref_coarse, _ = _theta_reference(spec, 5, 700, 8000)
-    # the reference's own error: the two rules differ by ~1e-12 relative at small k
-    ref_err = np.abs(ref_fine - ref_coarse) + 64 * np.finfo(float).eps * scale
+    # the reference's own error: the two rules differ by ~1e-12 relative at small k, and both
+    # carry the same systematic error of the tanh kernel's evaluation: twice their difference
+    ref_err = 2.0 * np.abs(ref_fine - ref_coarse) + 64 * np.finfo(float).eps * scale
     assert np.all(np.abs(s.mu - ref_fine) <= s.error_estimate + ref_err)
     below = (s.mu == 0.0) & ~s.exact_zero
     assert not np.any(s.trustworthy[below])
