@@ -63,7 +63,8 @@ class ClassificationModel(ParamModel):
         kernels would take minutes)."""
         return {
             "default": {},
-            "tiny": {"train_sizes": [2], "test_size": 10, "amplitudes": [0.0], "architecture": "M3"},
+            "tiny": {"train_sizes": [2], "test_size": 10, "amplitudes": [0.0], "architecture": "M3",
+                     "use_cache": False},
             "large_pixels": {"kernels": ["pixels"], "train_sizes": [10, 100, 500, 900], "test_size": 100},
             "huge_rotation": {"kernels": ["pixels"], "family": "rotation",
                               "amplitudes": [0.0, 45.0, 90.0, 180.0, 360.0]},
