@@ -10,7 +10,6 @@ training size is instant. Maths: :mod:`ntkviz.dataset.classify`.
 """
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from ntkviz import limits
