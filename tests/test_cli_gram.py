@@ -15,7 +15,7 @@ MODEL = [{"npatch": 3, "subsampling": 2}]  # a cheap one-layer architecture for 
 
 
 @pytest.fixture(scope="module")
-def oracle(data_dir):
+def ckn_reference(data_dir):
     return np.load(data_dir / "ckn_kernel_first12.npz")
 
 
@@ -28,14 +28,14 @@ def files(tmp_path):
     return tmp_path
 
 
-def test_gram_preset_matches_oracle(tmp_path, oracle, capsys):
+def test_gram_preset_matches_oracle(tmp_path, ckn_reference, capsys):
     images = tmp_path / "x.npy"
-    np.save(images, oracle["images_first12"][:5].astype(np.float64) / 255.0)
+    np.save(images, ckn_reference["images_first12"][:5].astype(np.float64) / 255.0)
     out = tmp_path / "K.npy"
     assert main(["gram", "--model", "M3", "--images", str(images), "--mode", "ntk", "--out", str(out),
                  "--tile-size", "2"]) == 0
     K = np.load(out)
-    ref = oracle["M3_ntk_first12_K"][:5, :5]
+    ref = ckn_reference["M3_ntk_first12_K"][:5, :5]
     off = ~np.eye(5, dtype=bool)
     np.testing.assert_allclose(K[off], ref[off], rtol=1e-12)
     # the diagonal: the reference code's NTK self-pairs carry ~1e-9 rounding errors that the core
@@ -47,8 +47,8 @@ def test_gram_preset_matches_oracle(tmp_path, oracle, capsys):
     assert "pair/s" in err and "15 pairs in 6 tile(s)" in err and "pairs/s/core" in err
 
 
-def test_gram_uint8_npz_input_is_scaled(tmp_path, oracle):
-    raw = oracle["images_first12"][:4]
+def test_gram_uint8_npz_input_is_scaled(tmp_path, ckn_reference):
+    raw = ckn_reference["images_first12"][:4]
     np.savez(tmp_path / "x.npz", images=raw.astype(np.uint8), labels=np.arange(4))
     out = tmp_path / "K.npy"
     assert main(["gram", "--model", "M3", "--images", str(tmp_path / "x.npz"), "--mode", "ckn",
