@@ -28,7 +28,7 @@ def files(tmp_path):
     return tmp_path
 
 
-def test_gram_preset_matches_oracle(tmp_path, ckn_reference, capsys):
+def test_gram_preset_matches_reference_code(tmp_path, ckn_reference, capsys):
     images = tmp_path / "x.npy"
     np.save(images, ckn_reference["images_first12"][:5].astype(np.float64) / 255.0)
     out = tmp_path / "K.npy"
