@@ -254,3 +254,17 @@ def test_near_one_csv_has_no_inf_rows_for_a_kernel_infinite_at_one():
     k1 = evaluate_kernel(K1, 1.0 - eps)[0]
     np.testing.assert_allclose(gap, 2.0 - 2.0 * k1, rtol=1e-12)
     assert all(math.isfinite(v) for row in rows for v in row if v != "")
+
+
+def test_spectrum_iterate_reports_progress_and_can_be_cancelled():
+    """13.13: long spectra (new deep activation kernels) report progress per kernel."""
+    req = SpectrumRequest(specs=(NTK2, K1, KernelSpec("ntk", 4)), dim=5, kmax=30)
+    items = list(req.iterate())
+    assert [round(i.fraction, 6) for i in items] == [round(1 / 3, 6), round(2 / 3, 6), 1.0]
+    assert all(i.response is None for i in items[:-1])
+    direct = req()
+    for a, b in zip(items[-1].response.series, direct.series):
+        assert np.array_equal(a.mu, b.mu) and a.label == b.label
+    it = req.iterate()
+    assert next(it).fraction < 1.0  # stopping here cancels the remaining kernels
+    it.close()

@@ -23,6 +23,7 @@ from ntkviz.core._validate import check_float, check_int
 __all__ = [
     "KernelCurveRequest", "KernelCurveResponse", "KernelCurve", "NearOneCurves",
     "EmpiricalOverlay", "SpectrumRequest", "SpectrumResponse", "SpectrumSeries", "GuideLine",
+    "SpectrumProgress",
     "HOLDER_GUIDE", "LIPSCHITZ_GUIDE", "MAX_CURVES", "OVERLAY_BUDGET", "KERNEL_CHOICES",
     "specs_from_choice", "parse_depths", "local_slopes",
 ]
@@ -395,6 +396,15 @@ class SpectrumSeries:
 
 
 @dataclass(frozen=True)
+class SpectrumProgress:
+    """One step of :meth:`SpectrumRequest.iterate`: ``fraction`` done in [0, 1]; the last
+    item carries the ``response``."""
+
+    fraction: float
+    response: "SpectrumResponse | None" = None
+
+
+@dataclass(frozen=True)
 class SpectrumResponse:
     """Everything the eigenvalue-decay panel draws (see :class:`SpectrumRequest`)."""
 
@@ -493,9 +503,28 @@ class SpectrumRequest:
                    kmax=state.get("kmax", 100), weighted=state.get("weighted", False))
 
     def __call__(self) -> SpectrumResponse:
-        from ntkviz.core import decay_guides, mercer_spectrum, multiplicity
+        item = None
+        for item in self.iterate():
+            pass
+        return item.response
 
-        series = [self._series(mercer_spectrum(s, self.dim, self.kmax), s) for s in self.specs]
+    def iterate(self):
+        """Compute kernel by kernel: yields :class:`SpectrumProgress` after each kernel
+        (``fraction`` done; stop iterating to cancel between kernels), the last item with the
+        response. A kernel whose expansions are new (depth, bias or activation changed) can
+        take a second or two (49 Hermite-series layers); a new ``dim`` or ``kmax`` reuses them."""
+        from ntkviz.core import mercer_spectrum
+
+        series = []
+        for i, s in enumerate(self.specs):
+            series.append(self._series(mercer_spectrum(s, self.dim, self.kmax), s))
+            if i + 1 < len(self.specs):
+                yield SpectrumProgress((i + 1) / len(self.specs))
+        yield SpectrumProgress(1.0, self._response(series))
+
+    def _response(self, series) -> SpectrumResponse:
+        from ntkviz.core import decay_guides, multiplicity
+
         kg = np.arange(1, self.kmax + 1, dtype=np.float64)
         weight = np.asarray(multiplicity(self.dim, kg), dtype=np.float64) if self.weighted else 1.0
         guides, seen = [], set()
