@@ -238,6 +238,11 @@ def test_spectrum_log_space_at_p_1000():
         assert s.log10_y[k] == pytest.approx(s.log10_mu[k] + s.log10_multiplicity[k], abs=1e-12)
     header, rows = r.csv_table("spectrum")
     assert all(row[8] == "" if row[7] == "zero" else np.isfinite(row[8]) for row in rows)
+    # a mu_k that underflowed to 0 (or a subnormal) is never flagged trustworthy in the CSV,
+    # while its log10 is (log10_trustworthy, what the panel plots)
+    under = [row for row in rows if row[7] != "zero" and abs(row[4]) < np.finfo(float).tiny]
+    assert under and not any(row[9] for row in under)
+    assert np.all(s.log10_trustworthy[even]) and not np.any(s.trustworthy[even][-10:])
     assert rows[1000][3] == (2 * 1000 + 998) * math.comb(1000 + 997, 998) // 1000  # exact int
 
 

@@ -370,9 +370,10 @@ class SpectrumSeries:
 
     Log space (values far below 1e-308 or above 1e308): ``log10_mu`` (−inf at exact
     zeros and unresolved points), ``log10_multiplicity`` (from exact integers) and
-    ``log10_y`` (what is plotted, in log10); ``trustworthy`` marks the degrees whose
+    ``log10_y`` (what is plotted, in log10); ``log10_trustworthy`` marks the degrees whose
     ``log10_mu`` the core vouches for (estimated relative error <= 1e-6, exact zeros
-    included); ``y`` is ``10^log10_y`` where representable (0 or inf beyond).
+    included), ``trustworthy`` those whose float64 ``mu`` it vouches for as well (not
+    underflowed); ``y`` is ``10^log10_y`` where representable (0 or inf beyond).
     """
 
     label: str
@@ -393,6 +394,7 @@ class SpectrumSeries:
     log10_y: np.ndarray | None = None
     trustworthy: np.ndarray | None = None
     relative_error: np.ndarray | None = None
+    log10_trustworthy: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -552,12 +554,13 @@ class SpectrumRequest:
         unresolved = bad & ~zero
         shown = ~zero & ~unresolved
         slope_k, slope = local_slopes(k, log10_y, shown, logged=True)
-        trust = np.asarray(sp.log10_trustworthy, dtype=bool).copy()
-        for a in (zero, unresolved, shown, trust):
+        trust = np.asarray(sp.trustworthy, dtype=bool).copy()
+        log_trust = np.asarray(sp.log10_trustworthy, dtype=bool).copy()
+        for a in (zero, unresolved, shown, trust, log_trust):
             a.setflags(write=False)
         return SpectrumSeries(
             label=spec.label, spec=spec, k=k, multiplicity=n, mu=mu, error_estimate=err,
             y=_readonly(y), shown=shown, zero=zero, unresolved=unresolved,
             slope_k=_readonly(slope_k), slope=_readonly(slope), method=str(sp.method),
             log10_mu=log10_mu, log10_multiplicity=log10_n, log10_y=log10_y, trustworthy=trust,
-            relative_error=_readonly(sp.relative_error))
+            relative_error=_readonly(sp.relative_error), log10_trustworthy=log_trust)
