@@ -130,15 +130,10 @@ def run(args) -> int:
         if mc_ns:
             req = LearningMonteCarloRequest(n_values=tuple(mc_ns), seeds=args.seeds, seed=args.seed,
                                             n_test=args.n_test, **common)
-            gen = req.iterate()
-            while True:
-                try:
-                    item = next(gen)
-                    if sys.stderr.isatty():
-                        progress_line("Monte-Carlo", item.fraction)
-                except StopIteration as stop:
-                    mc = stop.value
-                    break
+            from ntkviz.jobs._run import run_to_end
+
+            mc = run_to_end(req.iterate(), on_item=lambda item: progress_line(
+                "Monte-Carlo", item.fraction) if sys.stderr.isatty() else None)
     rows = []
     mean = sem = train = None
     if mc is not None:

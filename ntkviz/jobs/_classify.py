@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ntkviz.dataset._settings import BUNDLED_DIGITS, ClassifySettings
+from ntkviz.jobs._run import run_to_end
 
 __all__ = ["ClassifyRequest", "ClassifyResponse", "CLASSIFY_VIEWS", "BUNDLED_DIGITS"]
 
@@ -112,9 +113,4 @@ class ClassifyRequest(ClassifySettings):
                                 self.family, self.kernels)
 
     def __call__(self) -> ClassifyResponse:
-        gen = self.iterate()
-        while True:
-            try:
-                next(gen)
-            except StopIteration as stop:
-                return stop.value
+        return run_to_end(self.iterate())

@@ -37,6 +37,7 @@ from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.cntk import Architecture, image_norms, rel_distances
 from ntkviz.core import deform as core_deform
 from ntkviz.core.digits import DIGIT_SIZE, load_digits, prepare_user_image, validate_image
+from ntkviz.jobs._run import run_to_end
 
 __all__ = [
     "NTK_RESOLUTION", "CKN_RESOLUTION", "DIGIT_SIZE",
@@ -335,7 +336,7 @@ class ContextRequest:
 
     def __call__(self) -> ContextResult:
         """Run to the end and return the result."""
-        return _last(self.iterate()).result
+        return run_to_end(self.iterate()).result
 
     run = __call__
 
@@ -456,7 +457,7 @@ class StabilityRequest:
 
     def __call__(self):
         """Run the sweep to the end and return its ``SweepResult``."""
-        return _last(self.iterate()).result
+        return run_to_end(self.iterate()).result
 
     run = __call__
 
@@ -470,9 +471,3 @@ class StabilityRequest:
                                np.asarray(self.amplitudes), self.seeds,
                                reference_images=refs, reference_labels=ref_labels)
 
-
-def _last(items):
-    item = None
-    for item in items:
-        pass
-    return item

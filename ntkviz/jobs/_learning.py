@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
+from ntkviz.jobs._run import run_to_end
 
 __all__ = ["LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
            "LearningMonteCarloResponse", "LearningProgress", "GpSamplesRequest", "GpSamplesResponse",
@@ -288,12 +289,7 @@ class LearningMonteCarloRequest:
                                           tuple(fractions))
 
     def __call__(self) -> LearningMonteCarloResponse:
-        gen = self.iterate()
-        while True:
-            try:
-                next(gen)
-            except StopIteration as stop:
-                return stop.value
+        return run_to_end(self.iterate())
 
 
 @dataclass(frozen=True)

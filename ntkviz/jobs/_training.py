@@ -16,6 +16,7 @@ from typing import Iterator
 from ntkviz.core._validate import check_float
 from ntkviz.core._train_config import METRICS, TrainConfig, tau_from_alpha
 from ntkviz.core.dynamics import TrainResult, make_setup, train_frames
+from ntkviz.jobs._run import run_to_end
 
 __all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS", "PAPER_CONFIG"]
 
@@ -94,10 +95,7 @@ class TrainRequest:
                              fraction=min(s["fraction"] if not s["done"] else 1.0 for s in status))
 
     def __call__(self) -> "TrainResponse":
-        last = None
-        for last in self.iterate():
-            pass
-        return last
+        return run_to_end(self.iterate())
 
 
 @dataclass(frozen=True, eq=False)
