@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -106,7 +107,9 @@ def _render_case(panel, folder: Path, sizes: dict, report: GalleryReport) -> Non
 
     for view, item in panel.plot_items().items():
         for size_name, (w, h) in sizes.items():
-            layout = layout_problems(item, w, h)
+            exporting = getattr(panel, "exporting", None)
+            with exporting(view, w, h) if exporting is not None else nullcontext():
+                layout = layout_problems(item, w, h)  # laid out as the export is
             png = export_view(panel, view, folder / f"{view}_{size_name}.png", w, h)
             if w is None:
                 from ntkviz.gui.export import export_geometry

@@ -417,7 +417,7 @@ class Writer:
 
     def write_view(self, panel, view: str, path: Path, width, height) -> None:
         exporting = getattr(panel, "exporting", None)
-        with exporting(view) if exporting is not None else nullcontext():
+        with exporting(view, width, height) if exporting is not None else nullcontext():
             if self.panel is not None:
                 self.panel(panel, view, path, width, height)
             else:

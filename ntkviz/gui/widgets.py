@@ -18,7 +18,7 @@ from PySide6.QtCore import Signal
 
 from ntkviz.gui.export import is_transient, mark_transient
 
-__all__ = ["LabeledSlider", "Readout", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
+__all__ = ["LabeledSlider", "Readout", "JobControls", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
            "html_maths", "set_item_name", "set_label", "set_title", "settle", "place_legend", "grid_below",
            "style_legend", "log_tick_strings", "linear_tick_strings", "power_of_ten"]
 
@@ -193,6 +193,36 @@ class LabeledSlider(QtWidgets.QWidget):
 
     def _on_spin(self, value) -> None:
         self.setValue(value)
+
+
+class JobControls(QtWidgets.QWidget):
+    """The controls column of a panel whose job starts on demand: its parameter
+    ``box``, then a start and a Cancel button, a progress bar (0–1000, shown as %)
+    and a wrapping info line. The panel connects the buttons; Cancel starts disabled."""
+
+    def __init__(self, box: QtWidgets.QWidget, start_text: str, max_width: int = 350,
+                 tooltip: str = "", parent=None):
+        super().__init__(parent)
+        self.run_button = QtWidgets.QPushButton(start_text)
+        self.run_button.setToolTip(tooltip)
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setFormat("%p%")
+        self.info = QtWidgets.QLabel()
+        self.info.setWordWrap(True)
+        buttons = QtWidgets.QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        column = QtWidgets.QVBoxLayout(self)
+        column.addWidget(box)
+        column.addLayout(buttons)
+        column.addWidget(self.progress)
+        column.addWidget(self.info)
+        column.addStretch(1)
+        self.setMaximumWidth(max_width)
 
 
 class Readout(QtWidgets.QLabel):

@@ -461,3 +461,24 @@ def test_even_patch_offsets_choice_recomputes(qtbot, panel):
     wait_latest(qtbot, panel)
     assert panel.response.architecture.even_patch_offsets == "same"
     assert panel.response.ckn_distance != reference  # {0, 1} offsets: another kernel
+
+
+@pytest.mark.parametrize("size", [(640, 400), (1200, 750)])
+@pytest.mark.parametrize("view", ["original", "difference"])
+def test_an_image_export_keeps_its_bar_beside_the_image(panel, view, size):
+    """Exported at a wide size the square image and its colour bar stay together,
+    centred (before: the image centred in all the width, a blank band before the bar);
+    the on-screen layout is as before afterwards."""
+    from ntkviz.gui.export import export_layout
+
+    item, bar = panel.views.plots[view], panel.views.bars[view]
+    before = item.geometry()
+    with panel.exporting(view, *size), export_layout(item, size):
+        figure = item.sceneBoundingRect()
+        image = panel.views.images[view].sceneBoundingRect()
+        colours = bar.sceneBoundingRect()
+        assert figure.width() == size[0]
+        assert 0 <= colours.left() - image.right() < 0.05 * size[0]  # side by side
+        left, right = image.left() - figure.left(), figure.right() - colours.right()
+        assert abs(left - right) < 0.1 * size[0]  # the pair is centred
+    assert item.geometry() == before

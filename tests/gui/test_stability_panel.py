@@ -220,3 +220,17 @@ def test_legend_covers_no_data_and_axes_read_true_values(qtbot, panel):
     assert isinstance(panel.plot.getAxis("left"), PowerLogAxis)
     strings = panel.plot.getAxis("left").logTickStrings([-2.0, -1.0, 0.0, 1.0], 1.0, 1.0)
     assert strings == ["10⁻²", "10⁻¹", "10⁰", "10¹"]
+
+
+def test_y_title_fits_its_axis_at_640x400(panel):
+    """At 640×400 the y title is clearly shorter than its axis and keeps off the top
+    edge (the long "relative distance ‖…‖ / ‖…‖" title filled the axis and touched it)."""
+    from ntkviz.gui.export import export_layout
+
+    figure = panel.plot_items()["stability"]
+    axis = panel.plot.getAxis("left")
+    with export_layout(figure, (640, 400)):
+        title = axis.label.sceneBoundingRect()
+        span = axis.sceneBoundingRect()
+        assert title.height() < 0.85 * span.height(), (title, span)
+        assert title.top() >= figure.sceneBoundingRect().top() + 4

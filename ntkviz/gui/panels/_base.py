@@ -110,10 +110,11 @@ class QtPanel(QtWidgets.QWidget):
         raise NotImplementedError
 
     @contextmanager
-    def exporting(self, view: str):
-        """The block within which ``view`` is exported (the exporter enters it): a
-        panel may add what a view exported alone needs, e.g. a legend of its own
-        beside a plot whose legend is shared by the whole figure. Default: nothing."""
+    def exporting(self, view: str, width: int | None = None, height: int | None = None):
+        """The block within which ``view`` is exported at ``width``×``height`` (the
+        exporter's arguments; ``None``: on-screen size or aspect). A panel may add what
+        a view exported alone needs, e.g. a legend of its own beside a plot whose legend
+        is shared by the whole figure. Default: nothing."""
         yield
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:

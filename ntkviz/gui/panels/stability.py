@@ -24,8 +24,8 @@ from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, grid_below, log_tick_strings,
-                                style_legend)
+from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, JobControls, grid_below,
+                                log_tick_strings, style_legend)
 from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
 
 __all__ = ["QtStabilityPanel", "MAPS"]
@@ -103,28 +103,11 @@ class QtStabilityPanel(QtPanel):
         form.addRow("first seed", self.seed0_spin)
         form.addRow("architecture", self.arch_combo)
         form.addRow("references / label", self.refs_spin)
-        self.run_button = QtWidgets.QPushButton("Run sweep")
-        self.run_button.setToolTip("Compute the sweep for these parameters (the tab never starts "
-                                   "one by itself: a sweep can take minutes).")
-        self.cancel_button = QtWidgets.QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QtWidgets.QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(0)
-        self.progress.setFormat("%p%")
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
-        buttons = QtWidgets.QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        controls = QtWidgets.QWidget()
-        cl = QtWidgets.QVBoxLayout(controls)
-        cl.addWidget(box)
-        cl.addLayout(buttons)
-        cl.addWidget(self.progress)
-        cl.addWidget(self.info)
-        cl.addStretch(1)
-        controls.setMaximumWidth(350)
+        controls = JobControls(box, "Run sweep", max_width=350,
+                               tooltip="Compute the sweep for these parameters (the tab never "
+                                       "starts one by itself: a sweep can take minutes).")
+        self.run_button, self.cancel_button = controls.run_button, controls.cancel_button
+        self.progress, self.info = controls.progress, controls.info
         self.digits_edit.setMinimumWidth(170)
 
         self.plot_widget = pg.GraphicsLayoutWidget()
@@ -135,7 +118,9 @@ class QtStabilityPanel(QtPanel):
                            "(not a reproduction)")
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
-        self.plot.setLabel("left", "relative distance ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖")
+        # the formula alone: with "relative distance" before it the title was as long as the
+        # axis of a 640×400 export and touched the top edge (the help names it)
+        self.plot.setLabel("left", "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖")
         for side in ("left", "bottom"):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         grid_below(self.plot)

@@ -6,6 +6,7 @@ context levels) and draw them; they hold no parameters.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
@@ -94,6 +95,44 @@ def _set_title(plot: pg.PlotItem, text: str) -> None:
     plot.setTitle(text)
 
 
+#: the image plots' own contents margins (left, top, right, bottom)
+_MARGINS = (1, 2, 2, 10)
+
+
+@contextmanager
+def image_beside_bar(plot: pg.PlotItem):
+    """Within this block (an export of one image view at its own size) the square image
+    and its colour bar stay together, centred in the plot item: the spare width of a
+    wide export (640×400, 2400×1500) goes to equal left and right margins instead of
+    a blank band between the image and its bar (the aspect-locked view box centres the
+    image in all the width the bar leaves). On screen the views are image-shaped
+    (:meth:`ImageViews.fit_height`): nothing to do there."""
+    vb = plot.getViewBox()
+    left0, top, right0, bottom = _MARGINS
+
+    def fit() -> None:
+        left, _, right, _ = plot.getContentsMargins()
+        fixed = plot.width() - left - right - vb.width()  # bar, its axis, spacing
+        spare = max(0.0, plot.width() - left0 - right0 - fixed - vb.height())
+        new_left, new_right = left0 + spare / 2, right0 + spare / 2
+        if abs(new_left - left) > 0.5 or abs(new_right - right) > 0.5:
+            plot.setContentsMargins(new_left, top, new_right, bottom)
+            plot.layout.activate()
+
+    # the wide margins raise the item's minimum width, so that the exporter's restore
+    # of the on-screen size could not shrink it (nor its layout) back: restore both here
+    parent = plot.parentItem()
+    before = [(it, it.geometry()) for it in (parent, plot) if it is not None]
+    vb.sigResized.connect(fit)
+    try:
+        yield
+    finally:
+        vb.sigResized.disconnect(fit)
+        plot.setContentsMargins(*_MARGINS)
+        for it, geometry in before:
+            it.setGeometry(geometry)
+
+
 class ImageViews(QtWidgets.QWidget):
     """x, L_τx, L_τx − x and |τ| (with arrows) side by side, each with a colour bar.
 
@@ -126,9 +165,9 @@ class ImageViews(QtWidgets.QWidget):
             plot.hideAxis("bottom")
             plot.getViewBox().setDefaultPadding(0.0)
             # room inside the item (what an export takes) for the bar's end labels "0", "−1.0"
-            plot.setContentsMargins(1, 2, 2, 10)
             plot.titleLabel.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                           QtWidgets.QSizePolicy.Policy.Fixed)
+            plot.setContentsMargins(*_MARGINS)
             img = pg.ImageItem(axisOrder="row-major")
             plot.addItem(img)
             plot.setRange(xRange=(0, 28), yRange=(0, 28), padding=0)

@@ -12,7 +12,7 @@ from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import scroll_column
 from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
-from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews
+from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
 from ntkviz.gui.widgets import Readout
 from ntkviz.models.deformation import DeformationModel
 
@@ -326,6 +326,12 @@ class QtDeformationPanel(QtPanel):
         items = dict(self.plots)
         items["context"] = self.context.layout
         return items
+
+    def exporting(self, view: str, width: int | None = None, height: int | None = None):
+        """An image view keeps its colour bar beside the image at any export size."""
+        if view in self.views.plots:
+            return image_beside_bar(self.views.plots[view])
+        return super().exporting(view, width, height)
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
         from ntkviz.jobs import deform_csv_table

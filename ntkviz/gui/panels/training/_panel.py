@@ -344,17 +344,23 @@ class QtTrainingPanel(QtPanel):
         return items
 
     @contextlib.contextmanager
-    def exporting(self, view: str):
+    def exporting(self, view: str, width: int | None = None, height: int | None = None):
         """A plot exported alone (``neurons``, ``predictor``, ``metrics``, ``…_2``) gets
-        its group of the figure's legend, in a column right of its plot area (off the
-        data); the figure keeps its one shared legend."""
+        its group of the figure's legend, off the data: in a column right of its plot
+        area (smaller text when the export is narrow: < 480 logical px, e.g. the
+        on-screen size of one plot); the figure keeps its one shared legend."""
+        from ntkviz.gui.export import export_geometry
+
         name, _, second = view.partition("_")
         if name not in LEGEND_GROUPS:
             yield
             return
         run = self.views[1 if second else 0]
         item = getattr(run, name)
+        w, _h, scale = export_geometry(item, width, height)
         legend = make_legend()
+        if w / scale < 480:
+            legend.opts["labelTextSize"] = "7pt"
         fill_legend(legend, run, self.model.params.metrics, groups=(name,))
         item.layout.addItem(legend, 2, 3)  # beside the view box (PlotItem grid: axes 0–2)
         item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
