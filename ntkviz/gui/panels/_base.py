@@ -187,6 +187,17 @@ class QtPanel(QtWidgets.QWidget):
 
                 self._report_error(readable_error(exc))
 
+    def write(self, **changes) -> bool:
+        """``self.model.update(**changes)`` from a widget: a refused value is reported
+        (status line) and the widgets are set back to the model's values."""
+        try:
+            self.model.update(**changes)
+        except ValueError as exc:
+            self._report_error(str(exc))
+            self.sync_widgets(frozenset(changes))
+            return False
+        return True
+
     def _report_error(self, message: str) -> None:
         self.last_error = message
         self.status.emit(f"{self.title}: {message}")

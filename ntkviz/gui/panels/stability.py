@@ -169,21 +169,14 @@ class QtStabilityPanel(QtPanel):
         for name, w in (("amplitude_min", self.amp_min), ("amplitude_max", self.amp_max),
                         ("amplitude_count", self.amp_count), ("seeds", self.seeds_spin),
                         ("first_seed", self.seed0_spin), ("reference_per_class", self.refs_spin)):
-            w.valueChanged.connect(lambda value, name=name: self._write(**{name: value}))
-        self.arch_combo.currentTextChanged.connect(lambda text: self._write(architecture=text))
+            w.valueChanged.connect(lambda value, name=name: self.write(**{name: value}))
+        self.arch_combo.currentTextChanged.connect(lambda text: self.write(architecture=text))
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
 
     # ------------------------------------------------------------ parameters
-    def _write(self, **changes) -> None:
-        try:
-            self.model.update(**changes)
-        except ValueError as exc:
-            self._report_error(str(exc))
-            self.sync_widgets(frozenset(changes))
-
     def _on_family(self, family: str) -> None:
-        self._write(family=family, **family_defaults(family))
+        self.write(family=family, **family_defaults(family))
 
     def _on_digits(self) -> None:
         from ntkviz.models.kernel_curves import parse_int_list
@@ -194,7 +187,7 @@ class QtStabilityPanel(QtPanel):
             self._report_error(str(exc))
             self.sync_widgets(frozenset({"digits"}))
             return
-        self._write(digits=digits)
+        self.write(digits=digits)
 
     def sync_widgets(self, changed: frozenset) -> None:
         p = self.model.params
