@@ -273,7 +273,8 @@ def test_hover_reads_the_value_not_its_log(qtbot, spectrum_panel):
 
 def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spectrum_panel):
     """A response carrying log10 μ_k (here μ_k = 10^(−3k), below 10⁻³⁰⁸ from k = 103) is
-    drawn to the end, and the points it does not vouch for are marked."""
+    drawn as far as it is vouched for, and the points it does not vouch for are marked
+    (crosses at their values, not joined by the curve's line)."""
     from types import SimpleNamespace
 
     panel = spectrum_panel
@@ -288,16 +289,42 @@ def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spec
     fake = SimpleNamespace(**{**vars(s), "mu": mu, "y": mu, "log10_mu": log10_mu, "log10_y": None,
                               "zero": np.zeros_like(s.zero), "unresolved": np.zeros_like(s.zero),
                               "shown": np.ones_like(s.zero), "trustworthy": trust,
+                              "log10_trustworthy": None,
                               "slope_k": np.empty(0), "slope": np.empty(0)})
     panel.apply_response(SimpleNamespace(request=r.request, series=(fake,), guides=()))
     item = curves(panel.plot)[s.label]
-    np.testing.assert_array_equal(item.xData, k[1:])
-    np.testing.assert_array_equal(item.yData, log10_mu[1:])  # down to 10⁻⁶⁰⁰
+    line = (k >= 1) & trust
+    np.testing.assert_array_equal(item.xData, k[line])
+    np.testing.assert_array_equal(item.yData, log10_mu[line])  # down to 10⁻⁴⁴⁷
+    assert item.yData.min() < -308
     bottom = panel.plot.getPlotItem().getViewBox().viewRange()[1][0]
     assert bottom <= -600.0  # the view is not limited to the float64 range
     marked = panel._items[("bad", 0)][1]
     np.testing.assert_array_equal(marked.xData, k[~trust])
     np.testing.assert_array_equal(marked.yData, log10_mu[~trust])
+
+
+def test_untrusted_values_are_crosses_not_part_of_the_line_or_the_slopes(qtbot,
+                                                                       spectrum_panel):
+    """Degrees the computation does not vouch for are left out of the curve's line and of
+    the local slopes that use them (the slope drawn at k + 1 joins μ_k and μ_{k+2})."""
+    from types import SimpleNamespace
+
+    panel = spectrum_panel
+    set_params(qtbot, panel, kernels=("ntk",), kmax=60, slope=True)
+    r = panel.response
+    s = r.series[0]
+    assert len(s.slope_k) > 20
+    trust = (s.k < 20) | (s.k > 30)
+    fake = SimpleNamespace(**{**vars(s), "trustworthy": trust, "log10_trustworthy": None})
+    panel.apply_response(SimpleNamespace(request=r.request, series=(fake,), guides=()))
+    line = curves(panel.plot)[s.label]
+    assert len(line.xData) and not set(line.xData) & set(s.k[~trust])
+    drawn = panel._items[("slope", 0)][1]
+    trusted = set(s.k[trust])
+    kept = [k for k in s.slope_k if k - 1 in trusted and k + 1 in trusted]
+    assert 0 < len(kept) < len(s.slope_k)
+    np.testing.assert_array_equal(drawn.xData, kept)
 
 
 def test_burst_on_dimension_ends_with_last(qtbot, spectrum_panel):

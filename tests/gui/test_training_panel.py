@@ -364,7 +364,7 @@ def test_a_plot_exported_alone_fills_the_image_and_has_its_legend(qtbot, panel, 
     computed(qtbot, panel, SMALL)
     item = panel.plot_items()[view]
     before = item.geometry()
-    with panel.exporting(view), export_layout(item, (1200, 750), 2.0):
+    with panel.exporting(view, 2400, 1500), export_layout(item, (1200, 750), 2.0):
         assert item.geometry().width() == 1200 and item.geometry().height() == 750
         legends = [c for c in item.childItems() if isinstance(c, pg.LegendItem)]
         assert len(legends) == 1

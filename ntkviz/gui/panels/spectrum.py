@@ -128,13 +128,25 @@ def log10_of(series, weighted: bool) -> np.ndarray:
 
 def untrusted(series) -> np.ndarray:
     """Degrees k >= 1 to mark: unresolved (error above 1% of |μ_k|, or not a positive
-    finite value without being an exact zero) or not vouched for by the computation
-    (the response's ``trustworthy``, when it has one)."""
+    finite value without being an exact zero) or whose plotted log10 μ_k the computation
+    does not vouch for (the response's ``log10_trustworthy``; ``trustworthy``, the
+    stricter float64 flag, when the response has no log10 flag)."""
     bad = np.asarray(series.unresolved, dtype=bool)
-    trust = getattr(series, "trustworthy", None)
+    trust = getattr(series, "log10_trustworthy", None)
+    if trust is None:
+        trust = getattr(series, "trustworthy", None)
     if trust is not None:
         bad = bad | ~np.asarray(trust, dtype=bool)
     return bad & ~np.asarray(series.zero, dtype=bool) & (series.k >= 1)
+
+
+def trusted_slopes(series, bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(slope_k, slope)`` without the slopes log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at
+    k + 1, that use an untrusted μ_k or μ_{k+2} (``bad``: :func:`untrusted` of ``series``)."""
+    sk, slope = np.asarray(series.slope_k), np.asarray(series.slope, dtype=np.float64)
+    bad_k = np.asarray(series.k)[bad]
+    keep = ~(np.isin(sk - 1, bad_k) | np.isin(sk + 1, bad_k))
+    return sk[keep], slope[keep]
 
 
 class QtSpectrumPanel(KernelChoicePanel):
@@ -271,7 +283,11 @@ class QtSpectrumPanel(KernelChoicePanel):
         floor = lowest - gap
         n_zero = n_bad = 0
         for i, (s, ly) in enumerate(zip(r.series, logs)):
-            m = s.shown & (s.k >= 1) & np.isfinite(ly)
+            b = untrusted(s)
+            # the line joins the values the computation vouches for only: untrusted ones
+            # are the red crosses (a line through them read as data, e.g. the rounding
+            # noise of the depth-50 NTK at p = 1000 drawn as a solid band)
+            m = s.shown & (s.k >= 1) & np.isfinite(ly) & ~b
             self._curve(pi, ("mu", i), s.k[m], ly[m], pen=pen(i, 1.5), symbol="o",
                         symbolSize=4, symbolPen=None, symbolBrush=pen(i).color(),
                         name=s.label)
@@ -284,7 +300,6 @@ class QtSpectrumPanel(KernelChoicePanel):
                             named, pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
                             symbolBrush=pg.mkBrush(None),
                             name=ZERO_ENTRY if named else None)
-            b = untrusted(s)
             if b.any():
                 named = n_bad == 0
                 n_bad += int(b.sum())
@@ -293,7 +308,8 @@ class QtSpectrumPanel(KernelChoicePanel):
                             symbolPen=pen("#d00000", 1.5), symbolBrush=pg.mkBrush("#d00000"),
                             name=BAD_ENTRY if named else None)
             if params.slope and len(s.slope):
-                self._curve(ps, ("slope", i), s.slope_k, s.slope, pen=pen(i, 1.5),
+                sk, slope = trusted_slopes(s, b)
+                self._curve(ps, ("slope", i), sk, slope, pen=pen(i, 1.5),
                             symbol="o", symbolSize=4, symbolPen=None,
                             symbolBrush=pen(i).color(), name=s.label)
         if params.guides:

@@ -347,8 +347,9 @@ class QtTrainingPanel(QtPanel):
     def exporting(self, view: str, width: int | None = None, height: int | None = None):
         """A plot exported alone (``neurons``, ``predictor``, ``metrics``, ``…_2``) gets
         its group of the figure's legend, off the data: in a column right of its plot
-        area (smaller text when the export is narrow: < 480 logical px, e.g. the
-        on-screen size of one plot); the figure keeps its one shared legend."""
+        area, or under it when the export is narrow (< 480 logical px) and tall enough
+        (≥ 360); a thumbnail (narrow and short, e.g. a plot's on-screen cell) has no room
+        for one. The figure keeps its one shared legend."""
         from ntkviz.gui.export import export_geometry
 
         name, _, second = view.partition("_")
@@ -357,13 +358,19 @@ class QtTrainingPanel(QtPanel):
             return
         run = self.views[1 if second else 0]
         item = getattr(run, name)
-        w, _h, scale = export_geometry(item, width, height)
+        w, h, scale = export_geometry(item, width, height)
+        beside, below = w / scale >= 480, h / scale >= 360
+        if not (beside or below):
+            yield
+            return
         legend = make_legend()
-        if w / scale < 480:
-            legend.opts["labelTextSize"] = "7pt"
         fill_legend(legend, run, self.model.params.metrics, groups=(name,))
-        item.layout.addItem(legend, 2, 3)  # beside the view box (PlotItem grid: axes 0–2)
-        item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        if beside:
+            item.layout.addItem(legend, 2, 3)  # right of the view box (PlotItem grid: axes 0–2)
+            item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
+        else:
+            item.layout.addItem(legend, 4, 1)  # under the bottom axis
+            item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignHCenter)
         try:
             yield
         finally:
