@@ -15,7 +15,7 @@ from PySide6 import QtWidgets
 from ntkviz import limits
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import PALETTE, make_plot, pen
+from ntkviz.gui.widgets import PALETTE, JobControls, make_plot, pen
 from ntkviz.models.classification import ClassificationModel
 
 __all__ = ["QtClassificationPanel"]
@@ -49,6 +49,7 @@ class QtClassificationPanel(QtPanel):
     heavy = True
     generator = True
     auto_compute = False
+    own_cancel = True  # the panel's Cancel button; no second one in the status bar
     model_cls = ClassificationModel
 
     def __init__(self, dispatcher, parent=None, model=None):
@@ -98,24 +99,13 @@ class QtClassificationPanel(QtPanel):
         form.addRow("amplitudes", self.amps_edit)
         form.addRow("seed", self.seed_spin)
         form.addRow(self.cache_check)
-        self.start_button = QtWidgets.QPushButton("Start")
-        self.cancel_button = QtWidgets.QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QtWidgets.QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
-        buttons = QtWidgets.QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.cancel_button)
-        controls = QtWidgets.QWidget()
-        cl = QtWidgets.QVBoxLayout(controls)
-        cl.addWidget(box)
-        cl.addLayout(buttons)
-        cl.addWidget(self.progress)
-        cl.addWidget(self.info)
-        cl.addStretch(1)
-        controls.setMaximumWidth(300)
+        controls = JobControls(box, "Start", max_width=300,
+                               tooltip="compute (or load from the cache) the Gram matrices and "
+                                       "classify; runs in the background")
+        self.start_button = controls.run_button
+        self.cancel_button = controls.cancel_button
+        self.progress = controls.progress
+        self.info = controls.info
 
         self.size_widget = make_plot("Accuracy vs training size", "training digits n", "test accuracy")
         self.amp_widget = make_plot("Accuracy vs test deformation", "amplitude",

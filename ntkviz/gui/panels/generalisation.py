@@ -66,6 +66,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
     key = "learning"
     title = "Generalisation"
     model_cls = GeneralisationModel
+    own_cancel_jobs = (MC_KEY,)  # Monte-Carlo has the panel's Cancel button
     HELP = HELP
 
     def __init__(self, dispatcher, parent=None, model=None):
