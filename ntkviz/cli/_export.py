@@ -26,7 +26,7 @@ from ntkviz import limits
 from ntkviz.cli import OneLineParser
 
 __all__ = ["register", "registry", "run_export", "validated_params", "EXPORT_VIEWS", "CSV_SUFFIX",
-           "add_width_option", "check_width"]
+           "add_width_option", "check_width", "add_output_options", "check_suffix"]
 
 #: the one format written without Qt; the others are listed by ntkviz.gui.export.WRITERS
 CSV_SUFFIX = ".csv"
@@ -73,6 +73,24 @@ def add_width_option(parser, formats: str = "PNG") -> None:
     parser.add_argument("--width", type=int, default=None, metavar="PX",
                         help=f"{formats} width in pixels, in [{lo}, {hi}] (height keeps the "
                              f"figure's aspect ratio)")
+
+
+def add_output_options(parser, views, default_view: str,
+                       suffixes=(".png", ".svg", ".csv")) -> None:
+    """``--view``, ``--width`` and ``--out`` of an ``export`` command whose figure has
+    ``views`` and is written as one of ``suffixes``."""
+    parser.add_argument("--view", default=default_view, choices=tuple(views),
+                        help=f"the view to write (default {default_view})")
+    add_width_option(parser)
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help=f"output file: {', '.join(suffixes)}")
+
+
+def check_suffix(path, suffixes=(".png", ".svg", ".csv")) -> None:
+    """Refuse an ``--out`` whose suffix is not one of ``suffixes`` (``ValueError``)."""
+    name = Path(path).name
+    if Path(path).suffix.lower() not in suffixes:
+        raise ValueError(f"--out must end in one of {', '.join(suffixes)}, got {name!r}")
 
 
 def check_width(width: int | None) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ntkviz import limits
 from ntkviz.cli import CliError
+from ntkviz.cli._export import add_output_options
 
-SUFFIXES = (".png", ".svg", ".csv")
 VIEWS = ("train_size", "deformation")
 
 
@@ -40,19 +40,14 @@ def register(sub) -> None:
     p.add_argument("--amplitudes", type=_list(float), default=None, help="amplitudes (default 0,15,30)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--no-cache", action="store_true", help="do not keep the Gram matrices on disk")
-    p.add_argument("--view", default="train_size", choices=VIEWS)
-    p.add_argument("--width", type=int, default=None, help="PNG width in pixels")
-    p.add_argument("--out", required=True, metavar="FILE", help="output .png, .svg or .csv")
+    add_output_options(p, VIEWS, "train_size")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from pathlib import Path
+    from ntkviz.cli._export import check_suffix, run_export
 
-    from ntkviz.cli._export import run_export
-
-    if Path(args.out).suffix.lower() not in SUFFIXES:
-        raise CliError(f"--out must end in one of {', '.join(SUFFIXES)}, got {Path(args.out).name!r}")
+    check_suffix(args.out)
     state = {"architecture": args.architecture, "use_cache": not args.no_cache}
     for key, value in (("kernels", args.kernels), ("train_sizes", args.train_sizes),
                        ("test_size", args.test_size), ("family", args.family),

@@ -9,9 +9,10 @@ offscreen. δ (``--ridge``) is not multiplied by n.
 """
 from __future__ import annotations
 
-from ntkviz.cli import CliError
+from pathlib import Path
 
-SUFFIXES = (".png", ".svg", ".csv")
+from ntkviz.cli._export import add_output_options
+
 VIEWS = ("curve", "learnability", "view")
 SHOW = ("fit", "gp", "partial_sums", "approximation")
 
@@ -32,19 +33,14 @@ def register(sub) -> None:
     p.add_argument("--kmax", type=int, default=None, help="spectrum degree in [10, 2000]")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--show", default=None, choices=SHOW, help="what the 'view' plot shows (default fit)")
-    p.add_argument("--view", default="curve", choices=VIEWS)
-    p.add_argument("--width", type=int, default=None, help="PNG width in pixels")
-    p.add_argument("--out", required=True, metavar="FILE", help="output .png, .svg or .csv")
+    add_output_options(p, VIEWS, "curve")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from pathlib import Path
+    from ntkviz.cli._export import check_suffix, run_export
 
-    from ntkviz.cli._export import run_export
-
-    if Path(args.out).suffix.lower() not in SUFFIXES:
-        raise CliError(f"--out must end in one of {', '.join(SUFFIXES)}, got {Path(args.out).name!r}")
+    check_suffix(args.out)
     state = {}
     if args.kernels is not None:
         state["kernels"] = [k.strip() for k in args.kernels.split(",") if k.strip()]

@@ -122,14 +122,11 @@ class LearningTheoryResponse:
 
 
 @dataclass(frozen=True)
-class LearningTheoryRequest:
-    """Eigenlearning prediction for each kernel and each n (module docstring).
-
-    ``kernels``: KernelSpecs; ``labels``: names for tables (default: the specs' labels);
-    ``dim`` p in [2, 1000]; ``target``: :class:`ntkviz.core.learning.Target` (degrees <= kmax);
-    ``ridge`` δ in [0, 1e6]; ``noise`` σ in [0, 1e3]; ``n_values`` each in [1, 1e7];
-    ``kmax`` in [10, 2000] (the tail above kmax is analytic).
-    """
+class _LearningSetup:
+    """The fields every learning request shares: ``kernels``: KernelSpecs; ``labels``:
+    names for tables (default: the specs' labels); ``dim`` p in [2, 1000]; ``target``:
+    :class:`ntkviz.core.learning.Target` (degrees <= kmax); ``ridge`` δ in [0, 1e6];
+    ``noise`` σ in [0, 1e3]; ``n_values`` each in [1, 1e7]; ``kmax`` in [10, 2000]."""
 
     kernels: tuple
     target: object
@@ -139,6 +136,12 @@ class LearningTheoryRequest:
     n_values: tuple = (100, 200, 500, 1000)
     kmax: int = 1000
     labels: tuple = ()
+
+
+@dataclass(frozen=True)
+class LearningTheoryRequest(_LearningSetup):
+    """Eigenlearning prediction for each kernel and each n (module docstring; fields as
+    :class:`_LearningSetup`; the tail above kmax is analytic)."""
 
     def __post_init__(self):
         _check_common(self)
@@ -220,19 +223,11 @@ class _quiet:
 
 
 @dataclass(frozen=True)
-class LearningMonteCarloRequest:
-    """Monte-Carlo KRR (fields as :class:`LearningTheoryRequest`, plus ``seeds`` in [1, 1000],
+class LearningMonteCarloRequest(_LearningSetup):
+    """Monte-Carlo KRR (fields as :class:`_LearningSetup`, plus ``seeds`` in [1, 1000],
     ``seed`` (target directions and the base of the trials' seeds), ``n_test`` in [10, 1e5]).
     Every n must be <= 20000: a larger Gram solve would take minutes."""
 
-    kernels: tuple
-    target: object
-    dim: int = 3
-    ridge: float = 1e-3
-    noise: float = 0.0
-    n_values: tuple = (100, 200, 500, 1000)
-    kmax: int = 1000
-    labels: tuple = ()
     seeds: int = 10
     seed: int = 0
     n_test: int = 2000

@@ -133,7 +133,7 @@ class QtClassificationPanel(QtPanel):
         lay.addWidget(controls)
         lay.addLayout(plots, 1)
 
-        self.arch_combo.currentTextChanged.connect(lambda v: self._set(architecture=v))
+        self.arch_combo.currentTextChanged.connect(lambda v: self.write(architecture=v))
         self.sizes_edit.editingFinished.connect(
             lambda: self._set_text(self.sizes_edit, "train_sizes", lambda t: _numbers(t, int)))
         self.amps_edit.editingFinished.connect(
@@ -141,23 +141,14 @@ class QtClassificationPanel(QtPanel):
         self.ridge_edit.editingFinished.connect(
             lambda: self._set_text(self.ridge_edit, "ridge",
                                    lambda t: None if t.strip().lower() in ("auto", "") else float(t)))
-        self.test_spin.valueChanged.connect(lambda v: self._set(test_size=int(v)))
-        self.seed_spin.valueChanged.connect(lambda v: self._set(seed=int(v)))
+        self.test_spin.valueChanged.connect(lambda v: self.write(test_size=int(v)))
+        self.seed_spin.valueChanged.connect(lambda v: self.write(seed=int(v)))
         self.family_combo.currentTextChanged.connect(self._on_family)
-        self.cache_check.toggled.connect(lambda v: self._set(use_cache=bool(v)))
+        self.cache_check.toggled.connect(lambda v: self.write(use_cache=bool(v)))
         self.start_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
 
     # ------------------------------------------------------------ parameters
-    def _set(self, **changes) -> bool:
-        try:
-            self.model.update(**changes)
-        except ValueError as exc:
-            self._report_error(str(exc))
-            self.sync_widgets(frozenset(changes))
-            return False
-        return True
-
     def _set_text(self, edit, field, parse) -> None:
         try:
             value = parse(edit.text())
@@ -165,17 +156,17 @@ class QtClassificationPanel(QtPanel):
             self._report_error(f"{field}: {exc}")
             self.sync_widgets(frozenset({field}))
             return
-        self._set(**{field: value})
+        self.write(**{field: value})
 
     def _on_kernels(self) -> None:
-        self._set(kernels=tuple(k for k in KERNELS if self.kernel_checks[k].isChecked()))
+        self.write(kernels=tuple(k for k in KERNELS if self.kernel_checks[k].isChecked()))
 
     def _on_family(self, family: str) -> None:
         p = self.model.params
         if family == p.family:
             return
         amps = p.amplitudes if family == "none" else self._default_amplitudes(family)
-        self._set(family=family, amplitudes=amps)
+        self.write(family=family, amplitudes=amps)
 
     @staticmethod
     def _default_amplitudes(family: str) -> tuple[float, ...]:
