@@ -77,6 +77,8 @@ def load_model(spec: str):
         raise CliError(f"{path}: cannot read model file ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
         raise CliError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise CliError(f"{path}: invalid JSON (nested too deeply)") from None
     try:
         return architecture_from_dict(obj)
     except ValueError as exc:

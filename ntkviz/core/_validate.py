@@ -60,6 +60,6 @@ def check_cosines(u, name: str = "u") -> np.ndarray:
         raise ValueError(f"{name} must be finite (found NaN or inf)")
     if arr.size and (arr.min() < -1 - COSINE_SLACK or arr.max() > 1 + COSINE_SLACK):
         raise ValueError(
-            f"{name} must lie in [-1, 1] (cosines); got values in [{arr.min():g}, {arr.max():g}]"
+            f"{name} must lie in [-1, 1] (cosines); got values in [{arr.min()!r}, {arr.max()!r}]"
         )
     return np.clip(arr, -1.0, 1.0)

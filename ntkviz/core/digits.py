@@ -121,14 +121,35 @@ def load_image_file(path, stack: bool = False) -> np.ndarray:
     if p.suffix.lower() != ".npy":
         raise ValueError(f"{p}: only .npy files are supported here (PNG images can be opened in the app)")
     _check_readable(p)
-    try:
-        arr = np.load(p, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ValueError(f"{p}: unreadable .npy file ({exc})") from None
+    arr = read_npy(p)
     try:
         return validate_images(arr, "images") if stack else validate_image(arr, "image")
     except ValueError as exc:
         raise ValueError(f"{p}: {exc}") from None
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def read_npy(path) -> np.ndarray:
+    """The array in the ``.npy`` file ``path`` (never unpickles); ``ValueError`` naming the
+    file for anything that is not a readable NumPy array file."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            magic = fh.read(len(_NPY_MAGIC))
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    if magic != _NPY_MAGIC:
+        raise ValueError(f"{p}: not a NumPy .npy file")
+    try:
+        return np.load(p, allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise ValueError(f"{p}: holds Python objects, not numbers (refused)") from None
+        raise ValueError(f"{p}: unreadable .npy file ({exc})") from None
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{p}: unreadable .npy file ({exc})") from None
 
 
 def _check_readable(p: Path) -> None:
@@ -284,10 +305,7 @@ def load_user_image(path, decode=None, size: int = DIGIT_SIZE) -> tuple[np.ndarr
                          f"{', '.join(USER_IMAGE_SUFFIXES)}")
     alpha = None
     if suffix == ".npy":
-        try:
-            arr = np.load(p, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise ValueError(f"{p}: unreadable .npy file ({exc})") from None
+        arr = read_npy(p)
     else:
         arr, alpha = (decode or _pillow_decode)(p)
     return prepare_user_image(arr, name=p.name, size=size, alpha=alpha)

@@ -133,10 +133,9 @@ def _labels(labels, n: int, source: str) -> np.ndarray:
 
 
 def _load_npy(path: Path) -> Dataset:
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ValueError(f"{path}: unreadable .npy file ({exc})") from None
+    from ntkviz.core.digits import read_npy
+
+    arr = read_npy(path)
     return Dataset(_scaled(arr, str(path)), None, str(path))
 
 

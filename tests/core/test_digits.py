@@ -60,8 +60,8 @@ def test_load_image_file(tmp_path):
     assert load_image_file(stack, stack=True).shape == (2, 3, 4, 2)
     cases = {
         "missing.npy": (None, "no such file"),
-        "bad.npy": (b"not a numpy file", "unreadable"),
-        "obj.npy": (np.array([{"a": 1}], dtype=object), "unreadable"),
+        "bad.npy": (b"not a numpy file", "not a NumPy .npy file"),
+        "obj.npy": (np.array([{"a": 1}], dtype=object), "holds Python objects"),
         "nan.npy": (np.array([[np.nan, 1.0]]), "NaN or infinite"),
         "shape.npy": (np.zeros(7), "shape"),
         "img.png": (b"\x89PNG", "only .npy"),

@@ -85,5 +85,5 @@ def test_npz_npy_and_errors(tmp_path):
     with pytest.raises(ValueError, match="unsupported format"):
         load_dataset(tmp_path / "x.png")
     (tmp_path / "broken.npy").write_bytes(b"not numpy")
-    with pytest.raises(ValueError, match="unreadable"):
+    with pytest.raises(ValueError, match="not a NumPy .npy file"):
         load_dataset(tmp_path / "broken.npy")

@@ -136,10 +136,7 @@ REFUSED = [
 
 #: case id -> why it still fails (the fix belongs to another module); strict: a fix turns
 #: the case into a failure until the entry is removed
-OWNER_FIXES: dict[str, str] = {
-    "stability model nested JSON": "load_model (ntkviz/cli/_gram.py) does not catch RecursionError "
-                                   "from json.loads: exit 1 'internal error' instead of exit 2",
-}
+OWNER_FIXES: dict[str, str] = {}
 
 
 def _params():
