@@ -115,7 +115,7 @@ def test_interrupt_keeps_the_old_file(tmp_path):
 
     target = tmp_path / "s.csv"
     target.write_text(SENTINEL)
-    proc = subprocess.Popen([sys.executable, "-m", "ntkviz", "stability", "--digits", "40", "--seeds", "3",
+    proc = subprocess.Popen([sys.executable, "-m", "ntkviz", "stability", "--digits", "400", "--seeds", "20",
                              "--out", str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     time.sleep(3.0)
