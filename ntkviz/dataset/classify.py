@@ -189,11 +189,15 @@ class ClassifyProgress:
 def _cache_paths(cache_dir, arch: Architecture, a: np.ndarray, b: np.ndarray | None, kinds) -> dict | None:
     if cache_dir is None:
         return None
+    from ntkviz import __version__
+    from ntkviz.dataset._gram import engine_fingerprint
     from ntkviz.dataset._load import images_hash
 
     Path(cache_dir).mkdir(parents=True, exist_ok=True)
-
-    h = hashlib.sha256(json.dumps(architecture_to_dict(arch), sort_keys=True).encode()).hexdigest()[:12]
+    # the name holds everything a store's metadata is checked against, so a cache made by
+    # another version or conv engine is never reused (nor refused): it gets a new file
+    key = json.dumps([architecture_to_dict(arch), __version__, engine_fingerprint()], sort_keys=True)
+    h = hashlib.sha256(key.encode()).hexdigest()[:12]
     tag = images_hash(a)[:16] + ("" if b is None else "-" + images_hash(b)[:16])
     return {k: Path(cache_dir) / f"{k}-{h}-{tag}.zarr" for k in kinds}
 
