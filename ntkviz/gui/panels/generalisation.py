@@ -387,7 +387,11 @@ class QtGeneralisationPanel(KernelChoicePanel):
         plot = self.plots["view"]
         self._reset(plot)
         view = self.model.params.view
-        plot.setTitle(VIEW_TITLES[view])
+        title = VIEW_TITLES[view]
+        if self.model.params.dim == 2:  # S¹ is the circle itself, not a great circle of it
+            title = title.replace("along a great circle", "on the circle").replace(
+                "(great circle)", "(on the circle)")
+        plot.setTitle(title)
         labels = r.theory.labels
         if view == "fit":
             plot.setLabel("bottom", "angle θ along the circle")
