@@ -391,8 +391,11 @@ def _write_gif(panel, view: str, path: Path, width, height) -> None:
 
     frames = []
     for qimage in frames_of(view, width, height):
-        rgba = pg.functions.ndarray_from_qimage(
-            qimage.convertToFormat(qimage.Format.Format_RGBA8888)).copy()
+        # keep the converted image referenced while its pixels are copied: the array is
+        # only a view of its memory (a temporary would be freed before .copy() reads it)
+        converted = qimage.convertToFormat(qimage.Format.Format_RGBA8888)
+        rgba = pg.functions.ndarray_from_qimage(converted).copy()
+        del converted
         frames.append(Image.fromarray(rgba, "RGBA").convert("RGB"))
     if not frames:
         raise ValueError(f"{path.name}: nothing to animate yet")
