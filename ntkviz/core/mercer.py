@@ -206,17 +206,32 @@ class Spectrum:
                 object.__setattr__(self, "relative_error", np.where(self.exact_zero, 0.0, rel))
 
     @property
+    def within_sum_rule(self) -> np.ndarray:
+        """Degrees consistent with the sum rule Σ_k N(p, k) μ_k = κ(1), whose terms are all
+        >= 0: N(p, k) μ_k <= κ(1) (compared in log10, to 1e-6). A value breaking it is wrong
+        whatever its error estimate says, and is never trusted."""
+        from ntkviz.core.dotkernel import kernel_at_one
+
+        at_one = float(kernel_at_one(self.spec))
+        if not (math.isfinite(at_one) and at_one > 0.0):
+            return np.ones(self.k.shape, dtype=bool)
+        with np.errstate(invalid="ignore"):
+            excess = self.log10_multiplicity + self.log10_mu - math.log10(at_one)
+        return ~(excess > 1e-6)
+
+    @property
     def log10_trustworthy(self) -> np.ndarray:
         """Degrees whose ``log10_mu`` is vouched for: estimated relative error of μ_k at
-        most 1e-6, however small μ_k is (exact zeros included)."""
-        return self.exact_zero | (self.relative_error <= 1e-6)
+        most 1e-6, however small μ_k is, and within the sum rule (exact zeros included)."""
+        return self.exact_zero | ((self.relative_error <= 1e-6) & self.within_sum_rule)
 
     @property
     def trustworthy(self) -> np.ndarray:
         """Degrees whose float64 ``mu`` (and ``log10_mu``) is vouched for: estimated relative
-        error at most 1e-6 and ``mu`` a normal float64 (not underflowed), or an exact zero."""
+        error at most 1e-6, within the sum rule and ``mu`` a normal float64 (not
+        underflowed), or an exact zero."""
         normal = np.abs(self.mu) >= np.finfo(np.float64).tiny
-        return self.exact_zero | ((self.relative_error <= 1e-6) & normal)
+        return self.exact_zero | ((self.relative_error <= 1e-6) & normal & self.within_sum_rule)
 
     @property
     def log10_multiplicity(self) -> np.ndarray:

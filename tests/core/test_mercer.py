@@ -413,3 +413,20 @@ def test_error_estimate_bounds_series_route_against_mpmath():
     with mpmath.workdps(40):
         actual = abs(mpmath.mpf(10) ** (mpmath.mpf(float(s.log10_mu[k])) - mpmath.log10(exact)) - 1)
     assert float(actual) <= s.relative_error[k] <= 1e-9
+
+
+@pytest.mark.parametrize("name, bias", [("ntk", 0.0), ("ntk", 1.0), ("nngp", 1.0), ("ntk", 10.0)])
+def test_no_trusted_value_breaks_the_sum_rule_at_p_1000(name, bias):
+    """Σ_k N(p, k) μ_k = κ(1) with every term >= 0, so N(p, k) μ_k <= κ(1) for every k: a
+    value above that is wrong and must not be trusted (depth 50, p = 1000, k max = 2000,
+    where the series route loses the high degrees)."""
+    import math
+
+    from ntkviz.core import KernelSpec, kernel_at_one, mercer_spectrum
+
+    spec = KernelSpec(name, 50, bias)
+    sp = mercer_spectrum(spec, dim=1000, kmax=2000)
+    term = sp.log10_multiplicity + sp.log10_mu  # log10 of N(p, k) μ_k, -inf at zeros
+    above = term > math.log10(kernel_at_one(spec)) + 1e-6
+    assert not np.any(above & sp.log10_trustworthy)
+    assert not np.any(above & sp.trustworthy)
