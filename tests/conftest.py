@@ -1,7 +1,9 @@
-"""Test-wide set-up: headless Qt, a fresh numba cache, paths to golden data."""
+"""Test-wide set-up: headless Qt, a fresh numba cache, temporary app settings, paths to golden data."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -10,10 +12,22 @@ os.environ.setdefault("LANG", "C.UTF-8")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 if not os.environ.get("NUMBA_CACHE_DIR"):
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="ntkviz-test-numba-")
+#: the user's config folder, where the app keeps its QSettings (``ntkviz/ntkviz.conf``)
+USER_CONFIG_HOME = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+# every QSettings of the tests and of the processes they start lives in a temporary folder:
+# set before Qt is imported (QSettings reads XDG_CONFIG_HOME once, at its first use)
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="ntkviz-test-config-")
+atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
 
 import pytest  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="session")
+def user_settings_file() -> Path:
+    """The user's real settings file of the app (tests must never write it)."""
+    return USER_CONFIG_HOME / "ntkviz" / "ntkviz.conf"
 
 
 @pytest.fixture(scope="session")

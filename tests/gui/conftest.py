@@ -11,6 +11,18 @@ def _pyqtgraph_look(qapp):
     configure_pyqtgraph()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_app_settings(tmp_path_factory):
+    """``QSettings()`` (the main window's default) reads and writes a new empty folder in
+    every test: never the user's file, and no parameters carried from one test to the next."""
+    from PySide6 import QtCore
+
+    folder = str(tmp_path_factory.mktemp("config"))
+    for fmt in (QtCore.QSettings.Format.NativeFormat, QtCore.QSettings.Format.IniFormat):
+        QtCore.QSettings.setPath(fmt, QtCore.QSettings.Scope.UserScope, folder)
+    yield folder
+
+
 @pytest.fixture
 def dispatcher(qapp):
     from ntkviz.gui.workers import Dispatcher
