@@ -4,7 +4,12 @@ A ``--session`` file is checked whole before any window opens
 (:func:`ntkviz.gui.session.read_session`, the app's own check): an unreadable
 file, a file that is not an ntkviz session, an unknown panel or any invalid
 parameter is refused with one line naming it (exit code 2), so the app never
-starts from a half-applied session.
+starts from a half-applied session. ``--tab`` must name a registered panel.
+
+``--screenshot`` saves the window once the tab has drawn. A tab that computes only
+on demand (stability, classification) is started as its Start button would, with
+the session's parameters, its progress on stderr; if the tab fails or stalls, no
+file is written and the exit code is 1 (never an empty plot with exit code 0).
 """
 from __future__ import annotations
 
@@ -15,12 +20,19 @@ def register(sub) -> None:
     p = sub.add_parser("gui", help="start the desktop app (default)")
     p.add_argument("--session", metavar="FILE.json", help="open a saved session")
     p.add_argument("--screenshot", metavar="FILE.png",
-                   help="save a screenshot of the window once the plots are drawn, then quit")
+                   help="save a screenshot of the window once the tab has drawn, then quit (a tab "
+                        "that computes on demand is started; exit code 1 and no file if it fails)")
     p.add_argument("--tab", metavar="NAME", help="panel to show first (kernel, spectrum, ...)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from ntkviz.cli._common import progress_line
+    from ntkviz.cli._export import registry
+
+    titles = registry().TITLES
+    if args.tab is not None and args.tab not in titles:
+        raise CliError(f"--tab must be one of {', '.join(titles)}; got {args.tab!r}")
     if args.session:
         from ntkviz.gui.session import read_session
 
@@ -30,4 +42,8 @@ def run(args) -> int:
             raise CliError(f"--session {exc}") from None
     from ntkviz.gui.app import main as gui_main
 
-    return gui_main(session=args.session, screenshot=args.screenshot, tab=args.tab)
+    def progress(fraction: float, final: bool) -> None:
+        progress_line(f"{args.tab or 'screenshot'} job", fraction, final)
+
+    return gui_main(session=args.session, screenshot=args.screenshot, tab=args.tab,
+                    progress=progress)

@@ -42,44 +42,108 @@ def create_app(argv: list[str] | None = None):
     return app
 
 
-def _screenshot_when_ready(app, window, panel, path: str, timeout_ms: int = 120000) -> None:
-    """Grab ``window`` to ``path`` once ``panel`` has drawn, then quit."""
+#: seconds ``--screenshot`` waits for the panel without news (a result or a progress item)
+SCREENSHOT_STALL_S = 300
+
+
+def _screenshot_when_ready(app, window, panel, path: str, dispatcher=None,
+                           stall_s: float = SCREENSHOT_STALL_S, progress=None) -> dict:
+    """Grab ``window`` to ``path`` once ``panel`` has drawn, then quit (exit code 0).
+
+    Never an empty picture: if the panel reports an error before it has drawn, or sends
+    neither a result nor a progress item (``dispatcher.yielded``) for ``stall_s``
+    seconds, nothing is saved, the event loop exits with code 1 and the returned dict's
+    ``"error"`` says why. ``progress(fraction, final)``, if given, follows the panel's
+    job (items with a ``fraction``)."""
     from PySide6 import QtCore
 
-    done = {"flag": False}
+    outcome = {"error": None}
+    state = {"phase": "waiting", "fraction": None}  # waiting -> drawn -> done
+    stall = QtCore.QTimer(app)
+    stall.setSingleShot(True)
+    stall.setInterval(int(stall_s * 1000))
 
-    def shoot():
-        if done["flag"]:
+    def finish(error: str | None = None):
+        if state["phase"] == "done":
             return
-        done["flag"] = True
-        from ntkviz._io import atomic_write
+        state["phase"] = "done"
+        stall.stop()
+        if progress is not None and state["fraction"] is not None:
+            progress(1.0 if error is None else state["fraction"], True)
+        if error is None:
+            error = _save_grab(window, path)
+        outcome["error"] = error
+        app.exit(0 if error is None else 1)
 
-        image = window.grab()
+    if panel is None:  # the main window has said why (its message bar)
+        reason = window.error_text() if hasattr(window, "error_text") else ""
+        QtCore.QTimer.singleShot(0, lambda: finish(reason or "the tab cannot be shown"))
+        return outcome
 
-        def save(tmp):
-            if not image.save(str(tmp), "PNG"):
-                raise OSError(f"{path}: cannot write the screenshot")
+    def on_computed(_rid=0):
+        if state["phase"] == "waiting":
+            state["phase"] = "drawn"
+            stall.stop()
+            QtCore.QTimer.singleShot(300, finish)  # let the plots repaint
 
-        try:
-            atomic_write(path, save)
-        finally:
-            app.quit()
+    def on_status(_text):
+        if state["phase"] == "waiting" and panel.last_error:
+            finish(f"{panel.title}: {panel.last_error}")
 
-    def on_computed(_rid):
-        QtCore.QTimer.singleShot(300, shoot)  # let the plots repaint
+    def on_yielded(key, _rid, item):
+        if key != panel.key or state["phase"] != "waiting":
+            return
+        stall.start()
+        fraction = getattr(item, "fraction", None)
+        if fraction is not None:
+            state["fraction"] = float(fraction)
+            if progress is not None:
+                progress(state["fraction"], False)
 
-    if panel is None:
-        QtCore.QTimer.singleShot(500, shoot)
-    else:
-        panel.computed.connect(on_computed)
-        if panel.response is not None:
-            on_computed(0)
-    QtCore.QTimer.singleShot(timeout_ms, shoot)
+    stall.timeout.connect(lambda: finish(f"{panel.title}: nothing drawn after {stall_s:g} s "
+                                         "without progress"))
+    panel.computed.connect(on_computed)
+    panel.status.connect(on_status)
+    if dispatcher is not None:
+        dispatcher.yielded.connect(on_yielded)
+    stall.start()
+    if panel.response is not None:
+        on_computed()
+    return outcome
 
 
-def main(session: str | None = None, screenshot: str | None = None, tab: str | None = None) -> int:
-    """Run the app. ``session``: a JSON session to open; ``screenshot``: save a PNG of
-    the window once the first plots are drawn, then quit; ``tab``: panel key shown first."""
+def _save_grab(window, path: str) -> str | None:
+    """Save ``window.grab()`` as a PNG at ``path`` (atomically); the error text, or None."""
+    from ntkviz._io import atomic_write
+
+    image = window.grab()
+
+    def save(tmp):
+        if not image.save(str(tmp), "PNG"):
+            raise OSError(f"{path}: cannot write the screenshot")
+
+    try:
+        atomic_write(path, save)
+    except OSError as exc:
+        return str(exc)
+    return None
+
+
+def _screenshot_exit(outcome: dict | None, rc: int, prog: str) -> int:
+    """``rc``, or 1 with one line on stderr if the screenshot failed."""
+    if outcome is None or not outcome["error"]:
+        return rc
+    print(f"{prog}: error: --screenshot: {outcome['error']}; no screenshot saved", file=sys.stderr)
+    return rc or 1
+
+
+def main(session: str | None = None, screenshot: str | None = None, tab: str | None = None,
+         progress=None) -> int:
+    """Run the app. ``session``: a JSON session to open; ``tab``: panel key shown first;
+    ``screenshot``: save a PNG of the window once that tab has drawn, then quit. A tab
+    that computes only on demand (stability, classification) is started as its Start
+    button would; ``progress(fraction, final)`` then follows its job. If the tab fails
+    or stalls, nothing is saved: one line on stderr and exit code 1."""
     from ntkviz.gui.main_window import MainWindow
     from ntkviz.gui.workers import Dispatcher
 
@@ -92,11 +156,12 @@ def main(session: str | None = None, screenshot: str | None = None, tab: str | N
     if tab:
         window.show_panel(tab)
     window.show()
-    window.start()
+    window.start(on_demand=bool(screenshot))
+    outcome = None
     if screenshot:
-        _screenshot_when_ready(app, window, window.current_panel(), screenshot)
-    rc = app.exec()
-    return _finish(dispatcher, rc)
+        outcome = _screenshot_when_ready(app, window, window.current_panel(), screenshot,
+                                         dispatcher, progress=progress)
+    return _finish(dispatcher, _screenshot_exit(outcome, app.exec(), "ntkviz gui"))
 
 
 def _finish(dispatcher, rc: int) -> int:
@@ -136,8 +201,9 @@ def run_standalone(panel_cls, argv: list[str] | None = None) -> int:
     panel.resize(1200, 760)
     panel.show()
     panel.start()
+    outcome = None
     if args.screenshot:
-        _screenshot_when_ready(app, panel, panel, args.screenshot)
+        outcome = _screenshot_when_ready(app, panel, panel, args.screenshot, dispatcher)
     if args.quit_after:
         QtCore.QTimer.singleShot(args.quit_after, app.quit)
-    return _finish(dispatcher, app.exec())
+    return _finish(dispatcher, _screenshot_exit(outcome, app.exec(), panel_cls.title))

@@ -183,6 +183,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._pages: dict[str, QtWidgets.QWidget] = {}
         self._started = False
         self._start_requested = False
+        self._start_on_demand = False
         dispatcher.returned.connect(self._on_job_done)
         dispatcher.errored.connect(self._on_job_error)
         self._panel_text: dict[str, str] = {}  # each panel's last status text
@@ -267,10 +268,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(h, "&About ntkviz", self.show_about)
 
     # ------------------------------------------------------------ start-up
-    def start(self) -> None:
+    def start(self, *, on_demand: bool = False) -> None:
         """Import the core on a worker, compute the visible panel, then the other
-        built panels and the numba warm-up (:func:`ntkviz.gui.startup.start_window`)."""
+        built panels and the numba warm-up (:func:`ntkviz.gui.startup.start_window`).
+        A panel that computes only on demand (``auto_compute`` False) is not started,
+        unless it is the visible one and ``on_demand`` (``ntkviz gui --screenshot``)."""
         self._start_requested = True
+        self._start_on_demand = on_demand
         if "ntkviz.jobs" not in sys.modules:
             # the numeric core (numba, scipy: about a second) is imported on a worker
             # after the window has shown (importing it meanwhile delays the window
@@ -306,7 +310,7 @@ class MainWindow(QtWidgets.QMainWindow):
             except (ValueError, TypeError, KeyError):
                 self.show_message(f"{panel.title}: the last parameters could not be restored; "
                                   f"defaults used")
-        if self._started:
+        if self._started and panel.auto_compute:
             panel.start()
         return panel
 

@@ -10,6 +10,10 @@ The window shows before the numeric core (numba, scipy) is imported. Then:
    panel class's optional ``warm_up()`` runs on a worker (``_warmup`` job), so
    the kernels of the other tabs are compiled or loaded from the cache before
    the user opens them.
+
+A panel that computes only on demand (``auto_compute`` False: a stability sweep, a
+classification) is never started here: its Start button does it (or ``ntkviz gui
+--screenshot`` on its tab, see :meth:`MainWindow.start`).
 """
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ def start_window(window) -> None:
             return
         pending["started"] = True
         for panel in list(window._built.values()):
-            if panel is not current:
+            if panel is not current and panel.auto_compute:
                 panel.start()
         extra = []
         for target in window._targets.values():
@@ -73,7 +77,8 @@ def start_window(window) -> None:
 
         window.dispatcher.submit("_warmup", warm_up_all, immediate=True)
 
-    if current is None or current.start() == 0:
+    compute_current = current is not None and (current.auto_compute or window._start_on_demand)
+    if not compute_current or current.start() == 0:
         start_the_rest()
         return
     current.computed.connect(start_the_rest)

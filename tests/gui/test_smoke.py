@@ -16,8 +16,8 @@ from ntkviz.gui import main_window
 
 original_start = main_window.MainWindow.start
 
-def start(self):
-    original_start(self)
+def start(self, **options):
+    original_start(self, **options)
     self.dispatcher.submit("slow", lambda: time.sleep(1.0), heavy=True, immediate=True)
     self.dispatcher.submit("slow2", lambda: time.sleep(1.0), immediate=True)
     QtCore.QTimer.singleShot(300, QtCore.QCoreApplication.quit)
