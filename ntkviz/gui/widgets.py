@@ -18,7 +18,7 @@ from PySide6.QtCore import Signal
 
 from ntkviz.gui.export import is_transient, mark_transient
 
-__all__ = ["LabeledSlider", "Readout", "JobControls", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
+__all__ = ["LabeledSlider", "Readout", "JobControls", "form_group", "int_spin", "line_edit", "combo", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
            "html_maths", "set_item_name", "set_label", "set_title", "settle", "place_legend", "grid_below",
            "style_legend", "log_tick_strings", "linear_tick_strings", "power_of_ten"]
 
@@ -193,6 +193,44 @@ class LabeledSlider(QtWidgets.QWidget):
 
     def _on_spin(self, value) -> None:
         self.setValue(value)
+
+
+def int_spin(bounds: tuple[int, int], tooltip: str = "") -> QtWidgets.QSpinBox:
+    """A spin box for an integer in ``bounds`` that reports a typed number once, when
+    typing is done (no keyboard tracking: typing 120 does not submit 1 and 12 first)."""
+    spin = QtWidgets.QSpinBox()
+    spin.setRange(*bounds)
+    spin.setKeyboardTracking(False)
+    spin.setToolTip(tooltip)
+    return spin
+
+
+def line_edit(tooltip: str) -> QtWidgets.QLineEdit:
+    """A one-line text field with a tooltip saying what it takes."""
+    edit = QtWidgets.QLineEdit()
+    edit.setToolTip(tooltip)
+    return edit
+
+
+def combo(items, tooltip: str = "") -> QtWidgets.QComboBox:
+    """A combo box offering ``items`` (strings), with a tooltip."""
+    box = QtWidgets.QComboBox()
+    box.addItems(list(items))
+    box.setToolTip(tooltip)
+    return box
+
+
+def form_group(title: str, rows) -> QtWidgets.QGroupBox:
+    """A titled group box laying out ``rows`` as a form: ``(label, widget or layout)``
+    pairs, or a lone widget spanning both columns."""
+    box = QtWidgets.QGroupBox(title)
+    form = QtWidgets.QFormLayout(box)
+    for row in rows:
+        if isinstance(row, tuple):
+            form.addRow(*row)
+        else:
+            form.addRow(row)
+    return box
 
 
 class JobControls(QtWidgets.QWidget):

@@ -31,7 +31,8 @@ iterator) and may override ``apply_item`` for progress/partials; items with a
 True`` for jobs calling ``parallel=True`` numba kernels; ``auto_compute =
 False`` for jobs that start only on demand (:meth:`QtPanel.start`). A panel
 class may define a static ``warm_up()`` (Qt-free: call its numba kernels once
-on tiny inputs); the main window runs it on a worker at start-up.
+on tiny inputs); the main window runs it on a worker at start-up. A panel whose
+one long job runs only when asked subclasses :class:`OnDemandPanel` instead.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from contextlib import contextmanager
 from PySide6 import QtWidgets
 from PySide6.QtCore import Signal, Slot
 
-__all__ = ["QtPanel"]
+__all__ = ["QtPanel", "OnDemandPanel"]
 
 
 class QtPanel(QtWidgets.QWidget):
@@ -227,3 +228,42 @@ class QtPanel(QtWidgets.QWidget):
     def _on_errored(self, key: str, request_id: int, message: str) -> None:
         if key == self.key:
             self._report_error(message)
+
+
+class OnDemandPanel(QtPanel):
+    """A panel whose long job starts only on demand: a generator job (the model's
+    request's ``iterate``: progress items, cancellable) on the heavy pool, started by
+    the panel's run button, stopped by its own Cancel button (the main window adds
+    none), beside a progress bar and an info line: a
+    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`."""
+
+    heavy = True
+    generator = True
+    auto_compute = False
+    own_cancel = True
+    #: the run button's text when idle and while the job runs (pressing it then restarts)
+    run_text: str = "Start"
+    restart_text: str = "Restart"
+
+    def build_request(self):
+        """The generator job: the request's ``iterate``."""
+        return self.model.request().iterate
+
+    def use_controls(self, controls) -> None:
+        """Take the run and Cancel buttons, progress bar and info line of ``controls``
+        (a ``JobControls``) as ``run_button``, ``cancel_button``, ``progress``, ``info``."""
+        self.run_button, self.cancel_button = controls.run_button, controls.cancel_button
+        self.progress, self.info = controls.progress, controls.info
+        self.run_button.setText(self.run_text)
+        self.run_button.clicked.connect(lambda: self.start())
+        self.cancel_button.clicked.connect(self.cancel)
+        self.dispatcher.busy.connect(self._on_busy)
+
+    def cancel(self) -> None:
+        """Stop the running job at its next step (subclasses say what stays drawn)."""
+        self.dispatcher.cancel(self.key)
+
+    def _on_busy(self, key: str, busy: bool) -> None:
+        if key == self.key:
+            self.cancel_button.setEnabled(busy)
+            self.run_button.setText(self.restart_text if busy else self.run_text)

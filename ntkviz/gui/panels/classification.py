@@ -14,8 +14,8 @@ from PySide6 import QtWidgets
 
 from ntkviz import limits
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
-from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import PALETTE, JobControls, make_plot, pen
+from ntkviz.gui.panels._base import OnDemandPanel
+from ntkviz.gui.widgets import PALETTE, JobControls, combo, form_group, int_spin, line_edit, make_plot, pen
 from ntkviz.models.classification import ClassificationModel
 
 __all__ = ["QtClassificationPanel"]
@@ -41,15 +41,11 @@ def _numbers(text: str, kind):
     return tuple(out)
 
 
-class QtClassificationPanel(QtPanel):
+class QtClassificationPanel(OnDemandPanel):
     """Accuracy vs training size and vs deformation amplitude (see the module docstring)."""
 
     key = "classification"
     title = "Classification"
-    heavy = True
-    generator = True
-    auto_compute = False
-    own_cancel = True  # the panel's Cancel button; no second one in the status bar
     model_cls = ClassificationModel
 
     def __init__(self, dispatcher, parent=None, model=None):
@@ -57,15 +53,11 @@ class QtClassificationPanel(QtPanel):
         self.partial = None  #: rows of the latest (partial) item drawn
         self._build()
         self.sync_widgets(frozenset())
-        dispatcher.busy.connect(self._on_busy)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
-        box = QtWidgets.QGroupBox("Classification of bundled digits")
-        form = QtWidgets.QFormLayout(box)
-        self.arch_combo = QtWidgets.QComboBox()
-        self.arch_combo.addItems(limits.ARCH_PRESETS)
-        self.arch_combo.setToolTip("Conv architecture of the CKN and NTK (M4: exp kernel, no NTK).")
+        self.arch_combo = combo(limits.ARCH_PRESETS,
+                                "Conv architecture of the CKN and NTK (M4: exp kernel, no NTK).")
         self.kernel_checks = {}
         row = QtWidgets.QHBoxLayout()
         for k in KERNELS:
@@ -73,39 +65,24 @@ class QtClassificationPanel(QtPanel):
             cb.toggled.connect(self._on_kernels)
             self.kernel_checks[k] = cb
             row.addWidget(cb)
-        self.sizes_edit = QtWidgets.QLineEdit()
-        self.sizes_edit.setToolTip("Training sizes, comma-separated (nested subsets of a seeded permutation).")
-        self.test_spin = QtWidgets.QSpinBox()
-        self.test_spin.setRange(10, 500)
-        self.test_spin.setKeyboardTracking(False)
-        self.test_spin.setToolTip("Test digits (the rest of the 1,000 bundled digits is the training pool).")
-        self.ridge_edit = QtWidgets.QLineEdit()
-        self.ridge_edit.setToolTip("Ridge relative to the mean kernel diagonal, or 'auto': 5-fold "
-                                   "cross-validation on the training set.")
-        self.family_combo = QtWidgets.QComboBox()
-        self.family_combo.addItems(["none", *DEFORM_FAMILIES])
-        self.amps_edit = QtWidgets.QLineEdit()
-        self.amps_edit.setToolTip("Deformation amplitudes of the test digits, comma-separated.")
-        self.seed_spin = QtWidgets.QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setKeyboardTracking(False)
+        self.sizes_edit = line_edit("Training sizes, comma-separated (nested subsets of a seeded "
+                                    "permutation).")
+        self.test_spin = int_spin((10, 500), "Test digits (the rest of the 1,000 bundled digits is the "
+                                             "training pool).")
+        self.ridge_edit = line_edit("Ridge relative to the mean kernel diagonal, or 'auto': 5-fold "
+                                    "cross-validation on the training set.")
+        self.family_combo = combo(["none", *DEFORM_FAMILIES])
+        self.amps_edit = line_edit("Deformation amplitudes of the test digits, comma-separated.")
+        self.seed_spin = int_spin((0, 2**31 - 1))
         self.cache_check = QtWidgets.QCheckBox("cache Gram matrices on disk")
-        form.addRow("architecture", self.arch_combo)
-        form.addRow("kernels", row)
-        form.addRow("training sizes", self.sizes_edit)
-        form.addRow("test digits", self.test_spin)
-        form.addRow("ridge", self.ridge_edit)
-        form.addRow("deformation", self.family_combo)
-        form.addRow("amplitudes", self.amps_edit)
-        form.addRow("seed", self.seed_spin)
-        form.addRow(self.cache_check)
-        controls = JobControls(box, "Start", max_width=300,
+        box = form_group("Classification of bundled digits", [
+            ("architecture", self.arch_combo), ("kernels", row), ("training sizes", self.sizes_edit),
+            ("test digits", self.test_spin), ("ridge", self.ridge_edit), ("deformation", self.family_combo),
+            ("amplitudes", self.amps_edit), ("seed", self.seed_spin), self.cache_check])
+        controls = JobControls(box, self.run_text, max_width=300,
                                tooltip="compute (or load from the cache) the Gram matrices and "
                                        "classify; runs in the background")
-        self.start_button = controls.run_button
-        self.cancel_button = controls.cancel_button
-        self.progress = controls.progress
-        self.info = controls.info
+        self.use_controls(controls)
 
         self.size_widget = make_plot("Accuracy vs training size", "training digits n", "test accuracy")
         self.amp_widget = make_plot("Accuracy vs test deformation", "amplitude",
@@ -145,8 +122,6 @@ class QtClassificationPanel(QtPanel):
         self.seed_spin.valueChanged.connect(lambda v: self.write(seed=int(v)))
         self.family_combo.currentTextChanged.connect(self._on_family)
         self.cache_check.toggled.connect(lambda v: self.write(use_cache=bool(v)))
-        self.start_button.clicked.connect(lambda: self.start())
-        self.cancel_button.clicked.connect(self.cancel)
 
     # ------------------------------------------------------------ parameters
     def _set_text(self, edit, field, parse) -> None:
@@ -205,10 +180,6 @@ class QtClassificationPanel(QtPanel):
             pass
 
     # ------------------------------------------------------------ running
-    def build_request(self):
-        """The generator job: the request's ``iterate`` (progress items, cancellable)."""
-        return self.model.request().iterate
-
     def start(self) -> int:
         rid = super().start()
         if rid:
@@ -218,13 +189,8 @@ class QtClassificationPanel(QtPanel):
 
     def cancel(self) -> None:
         """Stop the running job at its next step; what was drawn stays."""
-        self.dispatcher.cancel(self.key)
+        super().cancel()
         self.info.setText("cancelled (partial result shown)" if self.partial else "cancelled")
-
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if key == self.key:
-            self.cancel_button.setEnabled(busy)
-            self.start_button.setText("Restart" if busy else "Start")
 
     # ------------------------------------------------------------ drawing
     def apply_item(self, item) -> None:

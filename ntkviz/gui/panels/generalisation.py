@@ -20,7 +20,7 @@ from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_slider, write_through)
-from ntkviz.gui.widgets import PALETTE, Readout, pen
+from ntkviz.gui.widgets import PALETTE, Readout, combo, int_spin, line_edit, pen
 from ntkviz.models.generalisation import VIEWS, GeneralisationModel
 
 __all__ = ["QtGeneralisationPanel"]
@@ -80,24 +80,13 @@ class QtGeneralisationPanel(KernelChoicePanel):
         self.bars_box, self.bars = self._degree_bars()
         self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3, "input dimension p (sphere S^{p−1})")
         self.n = log_int_slider("n (samples)", (1, 100_000), 200, "training points n")
-        self.ridge_edit = QtWidgets.QLineEdit()
-        self.ridge_edit.setToolTip("ridge δ >= 0 (not multiplied by n), e.g. 1e-3; 0..1e6")
-        self.noise_edit = QtWidgets.QLineEdit()
-        self.noise_edit.setToolTip("label noise σ in [0, 1000]")
-        self.kmax_spin = QtWidgets.QSpinBox()
-        self.kmax_spin.setRange(10, 2000)
-        self.kmax_spin.setKeyboardTracking(False)
-        self.kmax_spin.setToolTip("highest degree of the spectrum (the tail above is analytic)")
-        self.view_combo = QtWidgets.QComboBox()
-        self.view_combo.addItems(list(VIEWS))
-        self.sizes_edit = QtWidgets.QLineEdit()
-        self.sizes_edit.setToolTip("Monte-Carlo sample sizes, comma-separated, each in [1, 20000]")
-        self.seeds_spin = QtWidgets.QSpinBox()
-        self.seeds_spin.setRange(1, 1000)
-        self.seeds_spin.setKeyboardTracking(False)
-        self.seed_spin = QtWidgets.QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setKeyboardTracking(False)
+        self.ridge_edit = line_edit("ridge δ >= 0 (not multiplied by n), e.g. 1e-3; 0..1e6")
+        self.noise_edit = line_edit("label noise σ in [0, 1000]")
+        self.kmax_spin = int_spin((10, 2000), "highest degree of the spectrum (the tail above is analytic)")
+        self.view_combo = combo(VIEWS)
+        self.sizes_edit = line_edit("Monte-Carlo sample sizes, comma-separated, each in [1, 20000]")
+        self.seeds_spin = int_spin((1, 1000))
+        self.seed_spin = int_spin((0, 2**31 - 1))
         self.mc_button = QtWidgets.QPushButton("Run Monte-Carlo")
         self.mc_cancel = QtWidgets.QPushButton("Cancel")
         self.mc_cancel.setEnabled(False)

@@ -23,9 +23,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
-from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, JobControls, grid_below,
-                                log_tick_strings, style_legend)
+from ntkviz.gui.panels._base import OnDemandPanel
+from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, JobControls, combo, form_group, grid_below,
+                                int_spin, line_edit, log_tick_strings, style_legend)
 from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
 
 __all__ = ["QtStabilityPanel", "MAPS"]
@@ -33,40 +33,31 @@ __all__ = ["QtStabilityPanel", "MAPS"]
 #: (key in SweepResult, legend name, colour index)
 MAPS = (("ckn", "CKN", 0), ("ntk", "NTK", 1), ("pixel", "pixels", 2))
 
-class QtStabilityPanel(QtPanel):
-    """Stability sweep view (see the module docstring)."""
+class QtStabilityPanel(OnDemandPanel):
+    """Stability sweep view (see the module docstring); a sweep is long: it starts on
+    demand (Run sweep)."""
 
     key = "stability"
     title = "Stability"
     model_cls = StabilityModel
-    heavy = True
-    generator = True
-    auto_compute = False  # a sweep is long: it starts on demand (Run sweep)
-    #: the panel has its own Cancel button for its job (the main window need not add one)
-    own_cancel = True
+    run_text = "Run sweep"
+    restart_text = "Restart sweep"
 
     def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(dispatcher, parent, model)
         self.result = None  #: the latest (partial or final) SweepResult drawn, for these parameters
         self.fraction = 0.0
-        self._running = False
         self._build()
         self.sync_widgets(frozenset())
         self._clear("press Run sweep to compute")
-        dispatcher.busy.connect(self._on_busy)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
-        box = QtWidgets.QGroupBox("Sweep")
-        form = QtWidgets.QFormLayout(box)
-        self.family_combo = QtWidgets.QComboBox()
-        self.family_combo.addItems(limits.FAMILIES)
-        self.family_combo.setToolTip("Deformation family; the amplitude is its size "
-                                     "(largest displacement in px, angle, or Infinite-MNIST α).")
-        self.digits_edit = QtWidgets.QLineEdit()
+        self.family_combo = combo(limits.FAMILIES, "Deformation family; the amplitude is its size (largest "
+                                                   "displacement in px, angle, or Infinite-MNIST α).")
         n = 10 * limits.BUNDLED_PER_CLASS
-        self.digits_edit.setToolTip(f"Bundled digit indices 0–{n - 1}, comma-separated. The subset "
-                                    f"is sorted by label: index = {n // 10}·label + i.")
+        self.digits_edit = line_edit(f"Bundled digit indices 0–{n - 1}, comma-separated. The subset "
+                                     f"is sorted by label: index = {n // 10}·label + i.")
         lo, hi = limits.AMPLITUDE_RANGE
         self.amp_min = QtWidgets.QDoubleSpinBox()
         self.amp_max = QtWidgets.QDoubleSpinBox()
@@ -76,38 +67,25 @@ class QtStabilityPanel(QtPanel):
             w.setKeyboardTracking(False)
             w.setToolTip(f"Amplitudes are log-spaced from min to max, in (0, {hi:g}] (px, degrees "
                          "or α).")
-        self.amp_count = QtWidgets.QSpinBox()
-        self.amp_count.setRange(*limits.AMPLITUDE_COUNT_RANGE)
-        self.amp_count.setToolTip("Number of amplitudes, log-spaced between min and max.")
-        self.seeds_spin = QtWidgets.QSpinBox()
-        self.seeds_spin.setRange(*limits.SWEEP_SEEDS_RANGE)
-        self.seeds_spin.setToolTip("Deformations per digit and amplitude (seeds first seed, "
-                                   "first seed + 1, …).")
-        self.seed0_spin = QtWidgets.QSpinBox()
-        self.seed0_spin.setRange(0, 2**31 - 1)
-        self.seed0_spin.setToolTip("First random seed.")
-        self.arch_combo = QtWidgets.QComboBox()
-        self.arch_combo.addItems(limits.ARCH_PRESETS)
-        self.arch_combo.setToolTip("Architecture preset (as in the deformation editor); M4 (exp "
-                                   "patch kernels) has no NTK.")
-        self.refs_spin = QtWidgets.QSpinBox()
-        self.refs_spin.setRange(*limits.REFERENCES_RANGE)
-        self.refs_spin.setToolTip("Reference digits per label (the first ones of each class) for "
-                                  "the same-label / any-label levels.")
-        form.addRow("family", self.family_combo)
-        form.addRow("digits", self.digits_edit)
-        form.addRow("amplitude min", self.amp_min)
-        form.addRow("amplitude max", self.amp_max)
-        form.addRow("amplitudes", self.amp_count)
-        form.addRow("seeds", self.seeds_spin)
-        form.addRow("first seed", self.seed0_spin)
-        form.addRow("architecture", self.arch_combo)
-        form.addRow("references / label", self.refs_spin)
-        controls = JobControls(box, "Run sweep", max_width=350,
+        self.amp_count = int_spin(limits.AMPLITUDE_COUNT_RANGE,
+                                  "Number of amplitudes, log-spaced between min and max.")
+        self.seeds_spin = int_spin(limits.SWEEP_SEEDS_RANGE, "Deformations per digit and amplitude "
+                                                             "(seeds first seed, first seed + 1, …).")
+        self.seed0_spin = int_spin((0, 2**31 - 1), "First random seed.")
+        self.arch_combo = combo(limits.ARCH_PRESETS, "Architecture preset (as in the deformation "
+                                                     "editor); M4 (exp patch kernels) has no NTK.")
+        self.refs_spin = int_spin(limits.REFERENCES_RANGE, "Reference digits per label (the first ones "
+                                                           "of each class) for the same-label / "
+                                                           "any-label levels.")
+        box = form_group("Sweep", [
+            ("family", self.family_combo), ("digits", self.digits_edit), ("amplitude min", self.amp_min),
+            ("amplitude max", self.amp_max), ("amplitudes", self.amp_count), ("seeds", self.seeds_spin),
+            ("first seed", self.seed0_spin), ("architecture", self.arch_combo),
+            ("references / label", self.refs_spin)])
+        controls = JobControls(box, self.run_text, max_width=350,
                                tooltip="Compute the sweep for these parameters (the tab never "
                                        "starts one by itself: a sweep can take minutes).")
-        self.run_button, self.cancel_button = controls.run_button, controls.cancel_button
-        self.progress, self.info = controls.progress, controls.info
+        self.use_controls(controls)
         self.digits_edit.setMinimumWidth(170)
 
         self.plot_widget = pg.GraphicsLayoutWidget()
@@ -171,8 +149,6 @@ class QtStabilityPanel(QtPanel):
                         ("first_seed", self.seed0_spin), ("reference_per_class", self.refs_spin)):
             w.valueChanged.connect(lambda value, name=name: self.write(**{name: value}))
         self.arch_combo.currentTextChanged.connect(lambda text: self.write(architecture=text))
-        self.run_button.clicked.connect(self.start)
-        self.cancel_button.clicked.connect(self.cancel)
 
     # ------------------------------------------------------------ parameters
     def _on_family(self, family: str) -> None:
@@ -237,25 +213,16 @@ class QtStabilityPanel(QtPanel):
             self._set_note("")
         return rid
 
-    def build_request(self):
-        return self.model.request().iterate
-
     def cancel(self) -> None:
         """Stop the running sweep (at its next yield): the partial result of these
         parameters stays, or an empty plot with a note if there is none yet."""
-        self.dispatcher.cancel(self.key)
+        super().cancel()
         if self.result is not None:
             self.info.setText(f"cancelled: partial result ({len(self.result.amplitudes)} of "
                               f"{self.model.params.amplitude_count} amplitudes)")
         else:
             self._clear("cancelled before the first amplitude: nothing to show; "
                         "press Run sweep to compute")
-
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if key == self.key:
-            self._running = busy
-            self.cancel_button.setEnabled(busy)
-            self.run_button.setText("Restart sweep" if busy else "Run sweep")
 
     # ------------------------------------------------------------ drawing
     def apply_item(self, item) -> None:
