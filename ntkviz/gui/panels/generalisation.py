@@ -28,6 +28,9 @@ __all__ = ["QtGeneralisationPanel"]
 MC_KEY = "learning_mc"
 #: degrees with a bar in the target editor
 BAR_DEGREES = 9
+#: smallest widths of the learning-curve and learnability plots (room for their axes and
+#: the two-column legend below each) and smallest height of every plot, in pixels
+CURVE_MIN_WIDTH, LEARN_MIN_WIDTH, PLOT_MIN_HEIGHT = 410, 330, 260
 TARGET_PRESETS = ("1:1,2:1,4:1,7:1", "harmonic:3", "ridge:0.2", "step:0", "abs")
 VIEW_TITLES = {"fit": "Fit along a great circle", "gp": "GP prior samples (great circle)",
                "partial_sums": "Funk–Hecke partial sums", "approximation": "Best ‖g‖_H ≤ B approximation"}
@@ -115,10 +118,15 @@ class QtGeneralisationPanel(KernelChoicePanel):
         buttons.addWidget(self.mc_cancel)
         mcf.addRow(buttons)
         mcf.addRow(self.progress)
-        controls = scroll_column(self.kernels, self.dim, self.n, form_box, mc_box, self.readout)
-        controls.setMinimumWidth(200)  # small windows: the column scrolls, the plots keep room
-        controls.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.controls = controls
+        # the parameters scroll (vertically only); Monte-Carlo, its Cancel and its progress
+        # stay in view below them at every window height
+        self.controls = controls = QtWidgets.QWidget()
+        column = QtWidgets.QVBoxLayout(controls)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        column.addWidget(scroll_column(self.kernels, self.dim, self.n, form_box, self.readout), 1)
+        column.addWidget(mc_box)
+        controls.setMaximumWidth(controls.minimumSizeHint().width())
 
         self.curve_widget = log_plot("Learning curve", "n", "test MSE")
         self.learn_widget = log_plot("Learnability at n", "degree k", "L<sub>k</sub>")
@@ -135,8 +143,10 @@ class QtGeneralisationPanel(KernelChoicePanel):
         grid.addWidget(self.view_widget, 1, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
-        for w in (self.curve_widget, self.learn_widget, self.view_widget):
-            w.setMinimumWidth(150)
+        # room for the axes, titles and the legend rows below the plots
+        for w, width in ((self.curve_widget, CURVE_MIN_WIDTH), (self.learn_widget, LEARN_MIN_WIDTH),
+                         (self.view_widget, 0)):
+            w.setMinimumSize(width, PLOT_MIN_HEIGHT)
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(controls)
@@ -199,11 +209,6 @@ class QtGeneralisationPanel(KernelChoicePanel):
                 bar.blockSignals(True)
                 bar.setValue(value)
                 bar.blockSignals(False)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        # the plots get at least 70 % of the width; the controls column scrolls
-        self.controls.setMaximumWidth(max(200, min(380, int(0.3 * event.size().width()))))
-        super().resizeEvent(event)
 
     # ------------------------------------------------------------ parameters
     def _set_text(self, edit, field, parse) -> None:

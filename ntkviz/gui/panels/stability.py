@@ -32,6 +32,8 @@ __all__ = ["QtStabilityPanel", "MAPS"]
 
 #: (key in SweepResult, legend name, colour index)
 MAPS = (("ckn", "CKN", 0), ("ntk", "NTK", 1), ("pixel", "pixels", 2))
+#: smallest height of the plot area (inside the axes), in pixels
+PLOT_AREA_MIN = 200
 
 class QtStabilityPanel(OnDemandPanel):
     """Stability sweep view (see the module docstring); a sweep is long: it starts on
@@ -136,6 +138,11 @@ class QtStabilityPanel(OnDemandPanel):
         self.note.setParentItem(self.plot.getViewBox())
         self.legend.setMinimumWidth(
             self.legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width())
+        # never narrower or shorter than the title, axes and legend need (a smaller view
+        # would cut the figure), plus a plot area of PLOT_AREA_MIN px
+        need = self.figure.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
+        self.plot_widget.setMinimumSize(math.ceil(need.width()) + 4,
+                                        math.ceil(need.height()) + PLOT_AREA_MIN)
 
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)

@@ -30,6 +30,10 @@ CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
 #: smallest pixel width of a colour bar's tick-label column (room for "−0.5", "12.5"); it
 #: grows for longer labels such as "1.5·10⁻³"
 BAR_AXIS_WIDTH = 42
+#: the image views' smallest height in pixels (a short window shrinks them to this)
+MIN_VIEW_HEIGHT = 120
+#: each image view's smallest width in pixels: its title above the image and colour bar
+MIN_VIEW_WIDTH = 180
 
 
 def nice_ceil(value: float) -> float:
@@ -154,6 +158,7 @@ class ImageViews(QtWidgets.QWidget):
         for name in IMAGE_VIEWS:
             widget = pg.GraphicsLayoutWidget()
             widget.ci.setContentsMargins(2, 2, 2, 2)
+            widget.setMinimumWidth(MIN_VIEW_WIDTH)
             plot = widget.addPlot(row=0, col=0)
             _set_title(plot, self.TITLES[name])
             plot.setAspectLocked(True)
@@ -189,18 +194,33 @@ class ImageViews(QtWidgets.QWidget):
             axis.setWidth(None)
             axis.setMinimumWidth(BAR_AXIS_WIDTH)
             self.bars[name] = bar
+        self._fitted = MIN_VIEW_HEIGHT  # the image-shaped height (fit_height)
+        self.setMinimumHeight(MIN_VIEW_HEIGHT)
         self.arrows = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen("w", width=1.2))
         self.plots["displacement"].addItem(self.arrows)
         self._arrow_label = ""
 
     def fit_height(self) -> None:
-        """Make each view about as tall as its square image plus title (so an export
-        of one view is image-shaped, not a tall strip)."""
+        """Make each view at most as tall as its square image plus title (so an export
+        of one view is image-shaped, not a tall strip): that height is the preferred and
+        the largest one. A shorter window shrinks the views down to
+        :data:`MIN_VIEW_HEIGHT` (the aspect-locked images shrink with them); the views
+        never raise the window's minimum height, so the window never grows by itself."""
         widget = self.widgets["original"]
         title = self.plots["original"].titleLabel.size().height() or 24
         bar = BAR_AXIS_WIDTH + 30
         side = max(60, widget.width() - bar - 8)
-        self.setFixedHeight(int(side + title + 10))
+        fitted = max(MIN_VIEW_HEIGHT, int(side + title + 10))
+        if fitted != self._fitted:
+            self._fitted = fitted
+            self.setMaximumHeight(fitted)
+            self.updateGeometry()
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt API
+        return QtCore.QSize(super().sizeHint().width(), self._fitted)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt API
+        return QtCore.QSize(super().minimumSizeHint().width(), MIN_VIEW_HEIGHT)
 
     def draw(self, resp) -> None:
         drawn = self.images["original"].image

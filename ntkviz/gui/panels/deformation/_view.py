@@ -141,8 +141,9 @@ class QtDeformationPanel(QtPanel):
             r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
             r.setFont(font)
             plain = name.replace("<sub>", "").replace("</sub>", "")
-            r.setMinimumWidth(r.fontMetrics().horizontalAdvance(
-                f"{plain} = < 1e-04 (below resolution)"))
+            # as wide as its longest value, so the read-outs never jump while τ is dragged
+            longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
+            r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
             self.readouts[key] = r
             g.addWidget(r, i % 3, i // 3)
         return box

@@ -29,6 +29,8 @@ __all__ = ["QtTrainingPanel"]
 #: under the plots, in three columns, so that the plots keep their width — when it is tall
 #: enough for that (200 px per row of plots left); else the legend stays beside them
 NARROW_PX = 860
+#: smallest canvas (logical pixels): two rows of plots beside the legend column, uncut
+CANVAS_MIN = (600, 440)
 
 HELP = """
 <h3>Lazy training (Chizat, Oyallon &amp; Bach, NeurIPS 2019)</h3>
@@ -94,6 +96,9 @@ class QtTrainingPanel(QtPanel):
 
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground("w")
+        # room for two rows of plots and the legend column beside them: a smaller canvas
+        # would cut the figure (the window never gets smaller than this)
+        self.canvas.setMinimumSize(*CANVAS_MIN)
         self.canvas.viewport().installEventFilter(self)
         self.layout_item = self.canvas.ci
         self.views = [RunView(), RunView()]
