@@ -59,10 +59,12 @@ def _kernels(text: str) -> tuple[str, ...]:
 
 
 def _sizes(text: str, n_train: int) -> tuple[int, ...]:
+    from ntkviz._text import number_list
+
     try:
-        sizes = tuple(int(t) for t in text.split(",") if t.strip())
-    except ValueError:
-        raise CliError(f"--train-sizes must be comma-separated integers, got {text!r}") from None
+        sizes = number_list("--train-sizes", text, int)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if not sizes:
         raise CliError("--train-sizes needs at least one size")
     for n in sizes:

@@ -55,10 +55,9 @@ def parse_deform(text: str) -> tuple[str, tuple[float, ...]]:
     if not sep or family not in DEFORM_FAMILIES:
         raise ValueError(f"--deform must be FAMILY:A1,A2,... with FAMILY one of "
                          f"{', '.join(DEFORM_FAMILIES)}, got {text!r}")
-    try:
-        amps = tuple(float(v) for v in values.split(",") if v.strip())
-    except ValueError:
-        raise ValueError(f"--deform amplitudes must be numbers, got {values!r}") from None
+    from ntkviz._text import number_list
+
+    amps = number_list("--deform amplitudes", values, float)
     if not amps:
         raise ValueError("--deform needs at least one amplitude, e.g. rotation:0,10,20")
     try:

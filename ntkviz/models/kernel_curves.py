@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ntkviz import limits
+from ntkviz._text import number_list
 from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
 
 __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_choice_fields",
@@ -30,17 +31,9 @@ def parse_name_list(name: str, text: str, allowed: tuple) -> tuple[str, ...]:
 
 def parse_int_list(name: str, text: str) -> tuple[int, ...]:
     """``"3, 5"`` -> ``(3, 5)``; ``""`` -> ``()``; refuses empty entries and non-integers
-    (``ValueError`` naming ``name``). Ranges are checked by the parameters."""
-    if not str(text).strip():
-        return ()
-    out = []
-    for tok in str(text).split(","):
-        tok = tok.strip()
-        try:
-            out.append(int(tok))
-        except ValueError:
-            raise ValueError(f"{name} must be integers separated by commas, got {text!r}") from None
-    return tuple(out)
+    (``ValueError`` naming ``name``: :func:`ntkviz._text.number_list`). Ranges are checked
+    by the parameters."""
+    return number_list(name, text, int)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from ntkviz import limits
+from ntkviz._text import number_list
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
 from ntkviz.gui.panels._base import OnDemandPanel
 from ntkviz.gui.widgets import PALETTE, JobControls, combo, form_group, int_spin, line_edit, make_plot, pen
@@ -26,19 +27,14 @@ STYLE = {"ckn": ("CKN", 0), "ntk": ("NTK", 1), "pixels": ("pixels", 2)}
 Y_TOP = 1.3
 
 
-def _numbers(text: str, kind):
-    """Comma-separated numbers; a bad token raises ValueError naming it."""
-    out = []
-    for tok in text.replace(";", ",").split(","):
-        tok = tok.strip()
-        if not tok:
-            continue
-        try:
-            out.append(kind(tok))
-        except ValueError:
-            raise ValueError(f"expected comma-separated {'integers' if kind is int else 'numbers'}, "
-                             f"got {tok!r}") from None
-    return tuple(out)
+def _ridge(text: str) -> float | None:
+    """The ridge field: ``auto`` (or nothing) -> ``None`` (cross-validation), else a number."""
+    if text.strip().lower() in ("auto", ""):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"ridge must be a number or 'auto', got {text!r}") from None
 
 
 class QtClassificationPanel(OnDemandPanel):
@@ -112,12 +108,10 @@ class QtClassificationPanel(OnDemandPanel):
 
         self.arch_combo.currentTextChanged.connect(lambda v: self.write(architecture=v))
         self.sizes_edit.editingFinished.connect(
-            lambda: self._set_text(self.sizes_edit, "train_sizes", lambda t: _numbers(t, int)))
+            lambda: self._set_text(self.sizes_edit, "train_sizes", lambda t: number_list("train_sizes", t)))
         self.amps_edit.editingFinished.connect(
-            lambda: self._set_text(self.amps_edit, "amplitudes", lambda t: _numbers(t, float)))
-        self.ridge_edit.editingFinished.connect(
-            lambda: self._set_text(self.ridge_edit, "ridge",
-                                   lambda t: None if t.strip().lower() in ("auto", "") else float(t)))
+            lambda: self._set_text(self.amps_edit, "amplitudes", lambda t: number_list("amplitudes", t, float)))
+        self.ridge_edit.editingFinished.connect(lambda: self._set_text(self.ridge_edit, "ridge", _ridge))
         self.test_spin.valueChanged.connect(lambda v: self.write(test_size=int(v)))
         self.seed_spin.valueChanged.connect(lambda v: self.write(seed=int(v)))
         self.family_combo.currentTextChanged.connect(self._on_family)
@@ -127,8 +121,8 @@ class QtClassificationPanel(OnDemandPanel):
     def _set_text(self, edit, field, parse) -> None:
         try:
             value = parse(edit.text())
-        except ValueError as exc:
-            self._report_error(f"{field}: {exc}")
+        except ValueError as exc:  # the message names the field
+            self._report_error(str(exc))
             self.sync_widgets(frozenset({field}))
             return
         self.write(**{field: value})
