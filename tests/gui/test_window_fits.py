@@ -27,7 +27,6 @@ SCREEN = (1280, 720)
 CUT_AT_MINIMUM = {
     "kernel": "kernel_curves.py: its plots shrink below their axes and legend",
     "spectrum": "spectrum.py: its plots shrink below their axes and legend",
-    "classification": "classification.py: its plots shrink to ~70 px wide beside the controls",
 }
 
 

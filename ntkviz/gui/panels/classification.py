@@ -25,6 +25,8 @@ __all__ = ["QtClassificationPanel"]
 STYLE = {"ckn": ("CKN", 0), "ntk": ("NTK", 1), "pixels": ("pixels", 2)}
 #: headroom above accuracy 1 where the legend sits (never over data)
 Y_TOP = 1.3
+#: smallest size of each plot (px): its title, axes and the three-column legend uncut
+PLOT_MIN = (320, 200)
 
 
 def _ridge(text: str) -> float | None:
@@ -85,6 +87,8 @@ class QtClassificationPanel(OnDemandPanel):
                                     "test accuracy")
         self.plots = {"train_size": self.size_widget.getPlotItem(),
                       "deformation": self.amp_widget.getPlotItem()}
+        for widget in (self.size_widget, self.amp_widget):
+            widget.setMinimumSize(*PLOT_MIN)
         self.curves = {}
         for view, plot in self.plots.items():
             for axis in ("left", "bottom"):
