@@ -182,13 +182,31 @@ class LearningMonteCarloResponse:
     fraction: float = 1.0
 
     def mean_sem(self) -> tuple[np.ndarray, np.ndarray]:
-        """Mean over seeds and its standard error (NaN with fewer than 2 seeds for the SEM)."""
+        """Mean over seeds and its standard error ``sd/√s`` (s finite seeds; NaN for the SEM
+        with s < 2). Every seed draws its own training *and* test points, so the spread over
+        seeds holds the test-set sampling error too."""
         with np.errstate(invalid="ignore"), _quiet():
             mean = np.nanmean(self.test_mse, axis=2)
-            count = np.sum(np.isfinite(self.test_mse), axis=2)
             sd = np.nanstd(self.test_mse, axis=2, ddof=1)
+            count = self.seed_counts()
             sem = np.where(count >= 2, sd / np.sqrt(np.maximum(count, 1)), np.nan)
         return mean, sem
+
+    def seed_counts(self) -> np.ndarray:
+        """Finished seeds per (kernel, n)."""
+        return np.sum(np.isfinite(self.test_mse), axis=2)
+
+    def mean_ci(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Mean over seeds and the half-width ``t_{(1+level)/2, s-1} · SEM`` of its two-sided
+        ``level`` confidence interval (Student t with s − 1 degrees of freedom: with 5 seeds
+        the 95 % interval is ±2.78 SEM, not ±1 SEM; NaN with s < 2)."""
+        from scipy.stats import t as student_t
+
+        if not (isinstance(level, float) and 0.0 < level < 1.0):
+            raise ValueError(f"level must be a float in (0, 1), got {level!r}")
+        mean, sem = self.mean_sem()
+        quantile = student_t.ppf(0.5 + 0.5 * level, np.maximum(self.seed_counts() - 1, 1))
+        return mean, quantile * sem
 
     def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
         """``curve``: kernel,n,empirical_test_mse,empirical_sem,empirical_train_mse,seeds;

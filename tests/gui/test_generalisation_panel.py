@@ -59,6 +59,27 @@ def test_monte_carlo_on_its_own_key(panel, qtbot):
     assert marks and np.all(np.abs(marks[0].getData()[1]) < 1.5)
 
 
+def test_error_bars_are_95_percent_student_t_intervals(panel, qtbot):
+    # two seeds: t(0.975, 1 dof) = 12.7062 (tables), so the bar is 12.7 SEM, not ±1 SEM
+    import pyqtgraph as pg
+
+    if panel.mc_response is None:
+        panel.model.update(mc_sizes=(30, 100), seeds=2)
+        panel.start_monte_carlo()
+        qtbot.waitUntil(lambda: panel.mc_response is not None, timeout=120_000)
+    plot = panel.plots["curve"]
+    bars = [it for it in plot.items if isinstance(it, pg.ErrorBarItem)]
+    assert len(bars) == len(panel.mc_response.labels)
+    for bar, values in zip(bars, panel.mc_response.test_mse):  # values: (n, seeds)
+        mean = values.mean(axis=1)
+        half = 12.7062 * values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
+        np.testing.assert_allclose(bar.opts["top"], np.log10(mean + half) - np.log10(mean), rtol=1e-4)
+        assert plot.viewRange()[1][1] >= np.log10(mean + half).max()  # the whole bar in view
+    names = [it.name() for it in plot.listDataItems() if it.name()]
+    assert any("95 % CI" in n for n in names) and any("eigenlearning" in n for n in names)
+    assert "approximation" in panel.curve_widget.toolTip()
+
+
 def test_session_restores(panel):
     state = dict(panel.state(), dim=4, target="ridge:0.1", view="gp")
     other = build_panel(QtGeneralisationPanel, state, size=(900, 600))

@@ -16,6 +16,14 @@ Tail beyond ``kmax``: ``R = κ(1) - Σ_{k<=kmax} w_k`` (exact trace identity) en
 ``μ* = max(μ_{kmax-1}, μ_kmax)`` (the eigenvalues decay beyond kmax), reported as
 ``tail_dof_bound``; ``Σ_{k>kmax} N L_k² <= R μ*/κ²`` (dropped, same bound) and the
 target's power above kmax is counted as unlearned (``(1 - L)² ∈ [1 - 2μ*/κ, 1]``).
+
+Accuracy: the prediction is exact for Gaussian features as n → ∞, an approximation
+otherwise. Against Monte-Carlo KRR on S² (two-layer ReLU NTK, target ``1:1,2:1,4:1,7:1``,
+100–200 seeds) it is within 0.5 % for δ >= 0.01 at n >= 200, but at δ = 1e-3 the
+Monte-Carlo error is +4.5 % at n = 50 (finite n) and 3–4 % *below* it for n = 400 … 3200
+(near interpolation in low dimension, label noise and the noise-like unlearned part are
+overfitted less than ``E0`` says). The truncation at kmax plays no part: kmax = 500 and 2000
+agree to 1e-4.
 """
 from __future__ import annotations
 
