@@ -441,6 +441,54 @@ def test_values_table_is_scientific_full_precision_right_aligned(qtbot, spectrum
     assert cell_text(2.777326712e10) == "2.777326712e+10"
 
 
+def _atlas_sizes(plot_widget) -> dict:
+    return {item.name(): len(item.scatter.fragmentAtlas)
+            for item in plot_widget.getPlotItem().listDataItems()
+            if item.name() and item.opts.get("symbol") is not None}
+
+
+def test_symbol_atlases_do_not_grow_while_a_slider_moves(qtbot, spectrum_panel, kernel_panel):
+    """Each dotted curve renders its symbol once: pyqtgraph keys its symbol atlas by the
+    pen and brush objects, so new ones on every update re-rendered the symbol and grew the
+    atlas by one entry per update (spectrum curves and the finite-width overlay)."""
+    set_params(qtbot, kernel_panel, overlay=True, width=10, n_samples=2)
+    views = [(spectrum_panel, spectrum_panel.plot, "dim", (4, 5, 6, 7)),
+             (spectrum_panel, spectrum_panel.plot_slope, "dim", (8, 9, 10)),
+             (kernel_panel, kernel_panel.plot, "width", (11, 12, 13))]
+    for panel, plot, field, values in views:
+        set_params(qtbot, panel, **{field: values[0]})
+        before = _atlas_sizes(plot)
+        assert before and all(n == 1 for n in before.values()), before
+        for v in values[1:]:
+            set_params(qtbot, panel, **{field: v})
+        assert list(_atlas_sizes(plot).values()) == list(before.values())
+
+
+def _significant_digits(text: str) -> int:
+    from decimal import Decimal
+
+    return len(Decimal(text).normalize().as_tuple().digits)
+
+
+def test_mu0_readout_and_table_show_the_shortest_text_that_reads_back(qtbot, spectrum_panel):
+    """The μ₀ read-out is the table's mu_k cell at k = 0, and every mu_k cell has exactly
+    as many significant digits as Python's repr (an independent shortest round-trip
+    algorithm): no digit more, none less."""
+    panel = spectrum_panel
+    panel.right.setCurrentWidget(panel.table)
+    model = panel.table_model
+    col_label, col_k, col_mu = 0, model.header.index("k"), model.header.index("mu_k")
+    for row in range(model.rowCount()):
+        mu, text = model.rows[row][col_mu], model.data(model.index(row, col_mu))
+        assert float(text) == mu
+        if mu != 0:
+            assert _significant_digits(text) == _significant_digits(repr(mu)), (text, repr(mu))
+        if model.rows[row][col_k] == 0:
+            assert f"{model.rows[row][col_label]}: {text}" in panel.mu0.text()
+    assert panel.mu0.text().count(":") == len(panel.response.series)
+    assert cell_text(0.1 + 0.2) == "3.0000000000000004e-01" and cell_text(0.375) == "3.75e-01"
+
+
 # ------------------------------------------------------------------ plot helpers
 def test_sci_from_log10_beyond_float64():
     assert sci(log10=-400.0 + np.log10(3.66463469)) == "3.66463469e-400"

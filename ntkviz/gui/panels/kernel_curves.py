@@ -57,6 +57,7 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         super().__init__(dispatcher, parent, model)
         self._items: dict[str, list] = {"curves": [], "near_one": []}
         self._labels: dict[str, tuple] = {"curves": (), "near_one": ()}
+        self._dots: dict[int, dict] = {}  # overlay symbol options by the reference curve
 
         # ---------------------------------------------------------- controls
         self._add_chooser()
@@ -180,8 +181,7 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         self._err_items = []
         if emp is not None:
             ref = next(i for i, c in enumerate(r.curves) if c.spec == r.request.overlay_spec())
-            items[-1].setData(emp.u, emp.mean, pen=None, symbol="o", symbolSize=6,
-                              symbolPen=pen(ref, 1.2), symbolBrush=pg.mkBrush("w"))
+            items[-1].setData(emp.u, emp.mean, **self._overlay_dots(ref))
             bars = pg.ErrorBarItem(x=np.asarray(emp.u), y=np.asarray(emp.mean),
                                    height=2 * np.asarray(emp.std), pen=pen(ref, 1.0), beam=0.0)
             pi.addItem(bars)
@@ -198,6 +198,16 @@ class QtKernelCurvesPanel(KernelChoicePanel):
             dev = float(np.max(np.abs(np.asarray(emp.mean) - np.asarray(emp.limit))))
             msg += f"; width m = {emp.width}: max |mean − limit| = {dev:.3g}"
         self.status.emit(msg)
+
+    def _overlay_dots(self, ref: int) -> dict:
+        """Symbol options of the finite-width overlay in curve ``ref``'s colour: the same
+        ``QPen``/``QBrush`` objects on every update (pyqtgraph's symbol atlas keys them by
+        identity: new ones render the symbol again and grow the atlas each update)."""
+        dots = self._dots.get(ref)
+        if dots is None:
+            dots = self._dots[ref] = dict(pen=None, symbol="o", symbolSize=6,
+                                          symbolPen=pen(ref, 1.2), symbolBrush=pg.mkBrush("w"))
+        return dots
 
     def _draw_near_one(self, r) -> None:
         n = r.near_one

@@ -101,6 +101,28 @@ class _TableModel(QtCore.QAbstractTableModel):
         return str(section + 1)
 
 
+def mu0_text(series) -> str:
+    """μ₀ of ``series`` as its ``mu_k`` cell of the values table (:func:`cell_text`: the
+    shortest text that reads back as the computed float64, e.g. ``3.7499999999999983e-01``
+    when quadrature lands 3 ulp below 3/8), or from ``log10_mu`` when μ₀ is beyond the
+    float64 range."""
+    mu0 = float(series.mu[0])
+    log10_mu = getattr(series, "log10_mu", None)
+    if (mu0 == 0 or not np.isfinite(mu0)) and log10_mu is not None and np.isfinite(log10_mu[0]) \
+            and not series.zero[0]:
+        return sci(log10=float(log10_mu[0]))
+    return cell_text(mu0)
+
+
+def dotted_line(i: int) -> dict:
+    """Plot options of curve ``i``: a line through dots. The dots' pen and brush are
+    ``QPen``/``QBrush`` objects, which pyqtgraph keeps: given ``None`` or a colour it makes
+    new ones on every ``setData``, so its symbol atlas misses, renders the symbol again and
+    grows by one entry per update while a slider moves."""
+    return dict(pen=pen(i, 1.5), symbol="o", symbolSize=4, symbolPen=pg.mkPen(None),
+                symbolBrush=pg.mkBrush(pen(i).color()))
+
+
 def superscript_powers(text: str) -> str:
     """``"C(p)·k^-39"`` -> ``"C(p)·k⁻³⁹"`` (legend text)."""
     return re.sub(r"\^(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
@@ -288,9 +310,7 @@ class QtSpectrumPanel(KernelChoicePanel):
             # are the red crosses (a line through them read as data, e.g. the rounding
             # noise of the depth-50 NTK at p = 1000 drawn as a solid band)
             m = s.shown & (s.k >= 1) & np.isfinite(ly) & ~b
-            self._curve(pi, ("mu", i), s.k[m], ly[m], pen=pen(i, 1.5), symbol="o",
-                        symbolSize=4, symbolPen=None, symbolBrush=pen(i).color(),
-                        name=s.label)
+            self._curve(pi, ("mu", i), s.k[m], ly[m], name=s.label, **dotted_line(i))
             z = s.zero & (s.k >= 1)
             if z.any():
                 # one row of markers per kernel, stacked below the data
@@ -309,15 +329,13 @@ class QtSpectrumPanel(KernelChoicePanel):
                             name=BAD_ENTRY if named else None)
             if params.slope and len(s.slope):
                 sk, slope = trusted_slopes(s, b)
-                self._curve(ps, ("slope", i), sk, slope, pen=pen(i, 1.5),
-                            symbol="o", symbolSize=4, symbolPen=None,
-                            symbolBrush=pen(i).color(), name=s.label)
+                self._curve(ps, ("slope", i), sk, slope, name=s.label, **dotted_line(i))
         if params.guides:
             self._draw_guides(r, params.slope, (floor - len(r.series) * gap, highest + gap))
         self._drop_unused()
         self.plot_slope.setVisible(params.slope)
         settle(self.plot, self.plot_slope)
-        self.mu0.setValue("; ".join(f"{s.label}: {sci(float(s.y[0]))}" for s in r.series
+        self.mu0.setValue("; ".join(f"{s.label}: {mu0_text(s)}" for s in r.series
                                     if s.k[0] == 0))
         self.counts.setValue(f"{n_zero} exact zeros (△ on the axis), {n_bad} not trustworthy (×)")
         self._table_stale = True
