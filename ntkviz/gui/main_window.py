@@ -280,7 +280,8 @@ class MainWindow(QtWidgets.QMainWindow):
             # after the window has shown (importing it meanwhile delays the window
             # and not the first plot); computing starts once it is loaded
             self.compile_label.setText("loading the computation modules…")
-            self.dispatcher.submit("_core", import_core, immediate=True)
+            model = getattr(self.current_panel(), "model", None)
+            self.dispatcher.submit("_core", lambda: import_core(model), immediate=True)
             return
         start_window(self)
 

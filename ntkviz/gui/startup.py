@@ -39,9 +39,19 @@ def warm_up_kernels() -> str:
     return "kernels ready"
 
 
-def import_core() -> str:
-    """Import the numeric core behind the requests (run on a worker)."""
+def import_core(model=None) -> str:
+    """Import the numeric core behind the requests (run on a worker).
+
+    ``model``: the visible panel's Qt-free parameter model. Its request is built once
+    here, from a snapshot of its (frozen) parameters, which imports the job module and
+    the kernel definitions it needs (numba, scipy: most of a second): the GUI thread then
+    builds the first request without importing anything and stays responsive."""
     importlib.import_module("ntkviz.jobs")
+    if model is not None:
+        try:
+            type(model).build_request(model.params)
+        except Exception:  # noqa: BLE001 - the panel reports its own error when it starts
+            pass
     return "core loaded"
 
 

@@ -21,6 +21,10 @@ _MODULES = ("_tables", "_curves", "_deform", "_training", "_classify", "_learnin
 
 
 def __getattr__(name: str):
+    if name.startswith("__") and name != "__all__":
+        # a probe such as PySide6's import hook asking for ``__wrapped__``
+        # (inspect.unwrap) must not import every job module
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name == "__all__":
         names = [n for m in _MODULES for n in _importlib.import_module(f"{__name__}.{m}").__all__]
         globals()["__all__"] = names
