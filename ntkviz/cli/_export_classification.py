@@ -11,33 +11,27 @@ from __future__ import annotations
 
 from ntkviz import limits
 from ntkviz.cli import CliError
+from ntkviz.cli._common import choice_list, float_list, int_list
 from ntkviz.cli._export import add_output_options
 
 VIEWS = ("train_size", "deformation")
 
 
-def _list(kind):
-    def parse(text: str):
-        try:
-            return [kind(t) for t in text.split(",") if t.strip()]
-        except ValueError:
-            import argparse
-
-            raise argparse.ArgumentTypeError(f"expected comma-separated values, got {text!r}") from None
-    return parse
-
-
 def register(sub) -> None:
+    from ntkviz.dataset._names import KERNELS
+
     p = sub.add_parser("classification", help="classification accuracy of CKN, NTK, pixels (bundled digits)",
                        description="Kernel ridge classification of the bundled digits (the app's "
                                    "Classification panel): accuracy vs training size or vs deformation.")
     p.add_argument("--architecture", default="M1", choices=limits.ARCH_PRESETS)
-    p.add_argument("--kernels", type=_list(str), default=None, help="subset of ckn,ntk,pixels (default all)")
-    p.add_argument("--train-sizes", type=_list(int), default=None, help="training sizes (default 20,40,80)")
+    p.add_argument("--kernels", type=choice_list(KERNELS), default=None,
+                   help="subset of ckn,ntk,pixels (default all)")
+    p.add_argument("--train-sizes", type=int_list(1, None), default=None,
+                   help="training sizes (default 20,40,80)")
     p.add_argument("--test-size", type=int, default=None, help="test digits, 10..500 (default 50)")
     p.add_argument("--ridge", default="auto", help="relative ridge or auto (cross-validation; default)")
     p.add_argument("--family", default=None, help="deformation family or none (default rotation)")
-    p.add_argument("--amplitudes", type=_list(float), default=None, help="amplitudes (default 0,15,30)")
+    p.add_argument("--amplitudes", type=float_list, default=None, help="amplitudes (default 0,15,30)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--no-cache", action="store_true", help="do not keep the Gram matrices on disk")
     add_output_options(p, VIEWS, "train_size")
