@@ -49,7 +49,7 @@ class TrainingParams:
     lr : gradient-descent step size (the same for every α), in [1e-6, 1000].
     steps : gradient steps, in [1, 10⁶].
     frames : recorded frames after the first, in [1, 2000] (log-spaced steps with
-        ``log_time``, else evenly spaced; steps that round alike are recorded once).
+        ``log_time``, else evenly spaced; one per step when ``steps`` is smaller).
     seed : seed of the teacher, the data and the initialisation, in [0, 2³² − 1].
     init : ``"symmetric"`` (paired neurons, f(w₀) = 0) or ``"centered"``.
     ntk_scaling : multiply the student by 1/√m.

@@ -62,7 +62,7 @@ def test_scrubbing_shows_the_recorded_frame(qtbot, panel):
         pos = frame.signs > 0
         np.testing.assert_array_equal(view.dots[1].xData, frame.neurons[pos, 0])
         np.testing.assert_array_equal(view.dots[-1].yData, frame.neurons[~pos, 1])
-    assert panel.player.label.text().startswith(f"frame 8/{data.frame_count}")
+    assert panel.player.label.text().startswith(f"frame 7/{data.frame_count - 1},")
     assert panel.model.params.frame == 7  # the scrub position is the model's (sessions)
     panel.player.step(+1)
     assert panel.current_index() == 8 and not panel.is_playing()

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import sys
 
-import numpy as np
 import pytest
 
 from ntkviz.models.training import DEFAULT_METRICS, TrainingModel, TrainingParams
@@ -59,14 +58,14 @@ def test_sessions_refuse_invalid_values_and_change_nothing(state, message):
     assert model.params is before and not seen
 
 
-def test_frame_range_is_the_exact_timeline():
-    p = TrainingParams(steps=400, frames=40)
-    # independent count: distinct rounded log-spaced steps plus step 0
-    steps = {0, 400} | {int(np.rint(400 ** (k / 39))) for k in range(40)}
-    assert p.frame_count() == len(steps)
-    TrainingModel.parse({"steps": 400, "frames": 40, "frame": len(steps) - 1})
-    with pytest.raises(ValueError, match=rf"frame must be in \[-1, {len(steps) - 1}\]"):
-        TrainingModel.parse({"steps": 400, "frames": 40, "frame": len(steps)})
+@pytest.mark.parametrize("steps, frames, count", [(400, 40, 41), (10000, 120, 121), (25, 120, 26)])
+def test_frame_range_is_the_exact_timeline(steps, frames, count):
+    # the initialisation and every frame asked for (one per step when there are fewer steps)
+    p = TrainingParams(steps=steps, frames=frames)
+    assert p.frame_count() == count
+    TrainingModel.parse({"steps": steps, "frames": frames, "frame": count - 1})
+    with pytest.raises(ValueError, match=rf"frame must be in \[-1, {count - 1}\]"):
+        TrainingModel.parse({"steps": steps, "frames": frames, "frame": count})
 
 
 def test_display_only_fields_do_not_recompute():

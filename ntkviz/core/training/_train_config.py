@@ -64,8 +64,8 @@ class TrainConfig:
     teacher : teacher size m0, in [1, 64].
     lr : gradient-descent step size, the same for every α, in (0, 1e3].
     steps : number of gradient steps, in [1, 10^6].
-    frames : number of recorded frames after the initial one, in [1, 2000] (at most: log-spaced
-        steps that round to the same integer are recorded once).
+    frames : number of recorded frames after the initial one, in [1, 2000] (one per step when
+        ``steps`` is smaller: every step is recorded then).
     seed : seed of the teacher, the data and the initialisation (α-independent).
     dim : input dimension d (inputs on S^{d-1}), in [2, 100].
     ntk_scaling : multiply the student by 1/√m (NTK parameterisation).
@@ -125,11 +125,26 @@ class TrainConfig:
 
 
 def frame_steps(steps: int, frames: int, log_time: bool = True) -> np.ndarray:
-    """Sorted distinct steps at which frames are recorded (always 0 and ``steps``):
-    ``frames`` log-spaced steps in [1, steps] (or ``frames + 1`` evenly spaced in
-    [0, steps]) rounded to integers, duplicates merged."""
-    if log_time:
-        raw = np.geomspace(1.0, steps, frames)
-    else:
-        raw = np.linspace(0.0, steps, frames + 1)
-    return np.unique(np.concatenate([[0], np.rint(raw).astype(np.int64), [steps]]))
+    """Sorted distinct steps at which frames are recorded: step 0 (the initialisation),
+    then ``min(frames, steps)`` distinct steps in [1, steps] ending at ``steps``: as many
+    frames as asked unless the run has fewer steps (then every step is recorded).
+
+    ``log_time``: log-spaced from 1 to ``steps``; where that spacing is below one step
+    the frames take the next step instead (1, 2, 3, …) and the rest stay log-spaced up
+    to ``steps`` (``x_j = x_{j-1} (steps/x_{j-1})^{1/r}``, ``r`` frames left, recorded
+    at round(x_j)): ``round(geomspace(1, steps, frames))`` whenever that has no repeats.
+    Else evenly spaced: ``round(j·steps/frames)``, ``j = 0..frames``."""
+    count = min(int(frames), int(steps))
+    if not log_time:
+        return np.rint(np.linspace(0.0, steps, count + 1)).astype(np.int64)
+    out = np.zeros(count + 1, dtype=np.int64)
+    x = 1.0
+    for j in range(1, count + 1):
+        left = count - j + 1  # frames still to place, this one included
+        if j > 1 or left == 1:
+            x *= (steps / x) ** (1.0 / left)
+        step = min(max(round(x), int(out[j - 1]) + 1), steps - left + 1)
+        if step != round(x):
+            x = float(step)  # crowded: the log spacing restarts from this step
+        out[j] = step
+    return out

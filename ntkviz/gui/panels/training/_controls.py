@@ -68,8 +68,8 @@ class TrainingControls(QtWidgets.QWidget):
         self.steps = LabeledSlider("steps", *limits.STEPS_RANGE, params.steps, **int_log,
                                    tooltip="number of gradient steps")
         self.frames = LabeledSlider("frames", *limits.FRAMES_RANGE, params.frames, **int_log,
-                                    tooltip="recorded frames after the initialisation (steps "
-                                            "that round to the same integer count once)")
+                                    tooltip="frames recorded after the initialisation (one per "
+                                            "step when the run has fewer steps)")
         self.seed = QtWidgets.QDoubleSpinBox()  # integers up to 2³² − 1 (a QSpinBox stops at 2³¹)
         self.seed.setDecimals(0)
         self.seed.setRange(*limits.SEED_RANGE)

@@ -206,7 +206,8 @@ class QtTrainingPanel(QtPanel):
         if response.diverged:
             self.status.emit(f"{self.title}: {response.message}")
         else:
-            self.status.emit(f"{self.title}: {len(response.runs[0].frames)} frames, "
+            self.status.emit(f"{self.title}: {len(response.runs[0].frames) - 1} frames after the "
+                             "initial one, "
                              + ", ".join(f"α = {r.setup.config.alpha:g}" for r in response.runs))
         if not self.player.is_playing():
             self.show_frame(self._resolve(self.model.params.frame))
@@ -271,13 +272,22 @@ class QtTrainingPanel(QtPanel):
         for label, text in zip(self.readouts, texts + ["", ""]):
             label.setText(text)
             label.setVisible(bool(text))
-        f0 = self._data.frame(0, index)
-        self.player.label.setText(f"frame {index + 1}/{n}, step {f0.step}, t = {f0.time:.4g}"
-                                  + ("" if self._data.done else " …"))
+        self.player.label.setText(self._timeline_text(index))
         self.frames_drawn += 1
         self.frame_shown.emit(index)
         if not self.canvas.isVisible():
             self.player.ready = True  # nothing will be painted (hidden tab, headless)
+
+    def _timeline_text(self, index: int) -> str:
+        """``frame i/N, step s, t = …`` under the timeline: frame 0 is the initialisation and
+        ``N`` the frames recorded after it, as many as asked (``frames``) unless the run has
+        fewer steps (one frame per step, said in brackets); ``…`` while frames still arrive."""
+        config = self._request.configs()[0]
+        last = len(config.frame_steps()) - 1
+        why = f" (only {config.steps} steps)" if last < config.frames else ""
+        f0 = self._data.frame(0, index)
+        more = "" if self._data.done else " …"
+        return f"frame {index}/{last}{why}, step {f0.step}, t = {f0.time:.4g}{more}"
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         """The canvas is about to paint the last frame: the next tick may draw again."""

@@ -66,7 +66,7 @@ class FramePlayer(QtWidgets.QWidget):
         self.timeline.setToolTip("scrub the recorded frames")
         self.label = QtWidgets.QLabel("no frames yet")
         self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance(
-            "frame 2001/2001, step 1000000, t = 1.234e+05 …") + 8)
+            "frame 1999/1999 (only 1999 steps), step 1999, t = 1.234e+05 …") + 8)
         bar = QtWidgets.QHBoxLayout(self)
         bar.setContentsMargins(0, 0, 0, 0)
         for w in (self.play_button, self.back_button, self.step_button):
