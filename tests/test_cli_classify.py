@@ -79,3 +79,18 @@ def test_export_classification_csv_is_the_jobs_table(tmp_path, monkeypatch):
     assert rows[0] == want[0]
     assert [[r[0], int(r[1]), r[2], float(r[3]), float(r[4])] for r in rows[1:]] == want[1]
     assert main(["export", "classification", "--train-sizes", "1", "--out", str(out)]) == 2
+
+
+def test_out_is_checked_like_every_csv_command(data, tmp_path, capsys):
+    """--out goes through the command line's one CSV output check (cli._common.output_path)
+    before anything is read or computed."""
+    (tmp_path / "dir.csv").mkdir()
+    cases = [(tmp_path / "r.txt", "--out must end in .csv, got 'r.txt'"),
+             (tmp_path / "missing" / "r.csv", "--out folder"),
+             (tmp_path / "dir.csv", "is a folder")]
+    for out, match in cases:
+        assert main(["classify", "--train", str(data / "train.npz"), "--test", str(data / "test.npz"),
+                     "--model", "M1", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and match in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.csv"]

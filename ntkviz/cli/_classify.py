@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from ntkviz.cli import CliError
-from ntkviz.cli._gram import add_engine_arguments, add_model_argument, check_output, load_model
+from ntkviz.cli._common import output_path
+from ntkviz.cli._gram import add_engine_arguments, add_model_argument, load_model
 
 
 def register(sub) -> None:
@@ -93,7 +94,7 @@ def run(args) -> int:
     arch = load_model(args.model)
     kernels = _kernels(args.kernels)
     ridge = _ridge(args.ridge)
-    out = check_output(args.out, [args.train, args.test], (".csv",))
+    out = output_path(args.out, (".csv",), [args.train, args.test])
     family, amps = ("none", (0.0,)) if args.deform is None else parse_deform(args.deform)
     train, test = load_dataset(args.train), load_dataset(args.test)
     ytr, yte = train.require_labels("--train"), test.require_labels("--test")
