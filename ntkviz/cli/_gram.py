@@ -46,10 +46,13 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def add_model_argument(p) -> None:
-    p.add_argument("--model", required=True, metavar="M1..M4|FILE.json",
+def add_model_argument(p, default: str | None = None) -> None:
+    """``--model``: a conv architecture, read by :func:`load_model`; required unless a
+    ``default`` preset is given."""
+    p.add_argument("--model", required=default is None, default=default, metavar="M1..M4|FILE.json",
                    help="preset M1, M2, M3, M4 or a JSON file: a list of layer dicts (npatch, subsampling, "
-                        "pooling, kernel, sigma, poolfactor) or {\"layers\": [...], \"patch_normalization\": ...}")
+                        "pooling, kernel, sigma, poolfactor) or {\"layers\": [...], \"patch_normalization\": ...}"
+                        + ("" if default is None else f" (default {default})"))
 
 
 def add_engine_arguments(p) -> None:

@@ -14,6 +14,7 @@ import argparse
 
 from ntkviz.cli import CliError
 from ntkviz.cli._common import float_list, int_in, output_path, positive_int, write_csv
+from ntkviz.cli._gram import add_model_argument, load_model
 from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, FAMILIES, REFERENCES_RANGE,
                            SWEEP_SEEDS_RANGE)
 
@@ -41,7 +42,7 @@ def register(sub) -> None:
                     "digits and their deformations, per amplitude, with same-label / any-label reference "
                     "levels and small-amplitude log-log slopes (in the spirit of Fig. 1 of Bietti & Mairal "
                     "2019; not the paper's data). The same computation as the app's stability view.")
-    p.add_argument("--model", default="M1", metavar="M1..M4|FILE.json", help="architecture (default M1)")
+    add_model_argument(p, default="M1")
     p.add_argument("--digits", type=positive_int, default=5, metavar="N",
                    help="number of digits, labels cycling 0..9, at most 10·(100 − K) (default 5)")
     p.add_argument("--family", default="smooth", choices=FAMILIES,
@@ -73,7 +74,6 @@ def swept_digits(n: int, references: int) -> tuple[int, ...]:
 
 def run(args) -> int:
     from ntkviz.cli._common import progress_line
-    from ntkviz.cli._gram import load_model
     from ntkviz.jobs import StabilityRequest
 
     arch = load_model(args.model)
