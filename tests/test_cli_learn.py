@@ -26,6 +26,8 @@ def test_rows_and_columns(tmp_path, capsys):
     for r in rows:
         theory, emp, sem = float(r["theory_test_mse"]), float(r["empirical_test_mse"]), float(r["empirical_sem"])
         assert theory > 0 and emp > 0 and sem >= 0 and float(r["effective_ridge"]) > 0
+        # the app's error bar: 95 % Student t over 2 seeds, t(0.975, 1 dof) = 12.7062 (tables)
+        assert float(r["empirical_ci95"]) == pytest.approx(12.7062 * sem, rel=1e-5)
         # degree 7 sits on an exact zero of both kernels: its power 1/15 is never learned
         assert theory >= 1 / 15 and emp >= 0.9 / 15
 
@@ -37,6 +39,7 @@ def test_no_empirical_and_large_n(tmp_path, capsys):
     assert "Monte-Carlo skipped for n > 20000" in err
     rows = list(csv.DictReader(out.open()))
     assert rows[1]["empirical_test_mse"] == "" and float(rows[1]["theory_test_mse"]) > 0
+    assert rows[1]["empirical_ci95"] == "" and float(rows[0]["empirical_ci95"]) > 0
     code, out, err = _run(["--kernels", "ntk", "--dim", "3", "--n", "100", "--no-empirical"], tmp_path, capsys)
     assert code == 0 and list(csv.DictReader(out.open()))[0]["empirical_test_mse"] == ""
 

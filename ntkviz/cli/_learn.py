@@ -6,13 +6,17 @@ Example::
         --noise 0 --n 100,200,500,1000 --seeds 10 --seed 0 --out curve.csv
 
 One row per (kernel, n): ``kernel,n,theory_test_mse,empirical_test_mse,empirical_sem,
-effective_ridge,theory_train_mse,empirical_train_mse,e0,tail_dof_bound,theory_trustworthy``
+effective_ridge,theory_train_mse,empirical_train_mse,e0,tail_dof_bound,theory_trustworthy,
+empirical_ci95``
 (``kernel`` as given in ``--kernels``; ``theory_trustworthy`` is false where the spectrum's
 truncation at ``--kmax`` may matter: tail_dof_bound > 1e-3 n — raise --kmax). Estimator ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ = ``--ridge`` **not**
 multiplied by n; labels ``y = f + σ ε``; test MSE against a fresh noisy label (includes σ²).
 Theory: eigenlearning (:class:`ntkviz.jobs.LearningTheoryRequest`); empirical: mean and
 standard error over ``--seeds`` Monte-Carlo runs (blank with ``--no-empirical`` and for
 n > 20000, refused for Monte-Carlo because the solve would take minutes).
+Every run draws its own training and test points, so the standard error includes the test-set
+sampling; ``empirical_ci95`` is the half-width of the 95 % Student-t interval (t · SEM) that the
+app draws as the error bar.
 
 ``--target``: degree components ``k:c,k:c`` (c · P_k(⟨x, z_k⟩)), or ``harmonic:K``,
 ``ridge:T`` (max(0, ⟨x,z⟩ - T)), ``step:T`` (sign(⟨x,z⟩ - T)), ``abs`` (|⟨x,z⟩|).
@@ -29,7 +33,8 @@ from ntkviz.limits import ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEPTH_RANGE, 
 
 MC_MAX_N = 20_000
 HEADER = ["kernel", "n", "theory_test_mse", "empirical_test_mse", "empirical_sem", "effective_ridge",
-          "theory_train_mse", "empirical_train_mse", "e0", "tail_dof_bound", "theory_trustworthy"]
+          "theory_train_mse", "empirical_train_mse", "e0", "tail_dof_bound", "theory_trustworthy",
+          "empirical_ci95"]
 
 
 def parse_target(text: str, kmax: int = 2000):
@@ -135,21 +140,22 @@ def run(args) -> int:
             mc = run_to_end(req.iterate(), on_item=lambda item: progress_line(
                 "Monte-Carlo", item.fraction) if sys.stderr.isatty() else None)
     rows = []
-    mean = sem = train = None
+    mean = sem = train = half = None
     if mc is not None:
         mean, sem = mc.mean_sem()
+        half = mc.mean_ci()[1]
         import numpy as np
         with np.errstate(all="ignore"):
             train = np.nanmean(mc.train_mse, axis=2)
     for i, (name, th) in enumerate(zip(names, theory.theories)):
         for j, n in enumerate(ns):
-            emp = ["", "", ""]
+            emp = ["", "", "", ""]
             if mc is not None and n in mc_ns:
                 jj = mc_ns.index(n)
-                emp = [_cell(mean[i, jj]), _cell(sem[i, jj]), _cell(train[i, jj])]
+                emp = [_cell(v[i, jj]) for v in (mean, sem, train, half)]
             rows.append([name, n, float(th.test_mse[j]), emp[0], emp[1], float(th.effective_ridge[j]),
                          float(th.train_mse[j]), emp[2], float(th.e0[j]), float(th.tail_dof_bound[j]),
-                         bool(th.trustworthy[j])])
+                         bool(th.trustworthy[j]), emp[3]])
     write_csv(path, HEADER, rows)
     return 0
 

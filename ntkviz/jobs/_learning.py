@@ -209,7 +209,8 @@ class LearningMonteCarloResponse:
         return mean, quantile * sem
 
     def csv_table(self, view: str = "curve") -> tuple[list[str], list[list]]:
-        """``curve``: kernel,n,empirical_test_mse,empirical_sem,empirical_train_mse,seeds;
+        """``curve``: kernel,n,empirical_test_mse,empirical_sem,empirical_ci95 (half-width of the
+        95 % Student-t interval drawn as the error bar),empirical_train_mse,seeds;
         ``learned_fraction``: kernel,n,k,learned_fraction (mean over seeds of ⟨f̂_k, f_k⟩/‖f_k‖²,
         expectation L_k)."""
         if view == "learned_fraction":
@@ -220,12 +221,14 @@ class LearningMonteCarloResponse:
         if view != "curve":
             raise ValueError(f"view must be curve or learned_fraction, got {view!r}")
         mean, sem = self.mean_sem()
+        _, half = self.mean_ci()
         with _quiet():
             train = np.nanmean(self.train_mse, axis=2)
-        rows = [[lab, n, float(mean[i, j]), float(sem[i, j]), float(train[i, j]),
-                 int(np.sum(np.isfinite(self.test_mse[i, j])))]
+        rows = [[lab, n, float(mean[i, j]), float(sem[i, j]), float(half[i, j]), float(train[i, j]),
+                 int(self.seed_counts()[i, j])]
                 for i, lab in enumerate(self.labels) for j, n in enumerate(self.n_values)]
-        return ["kernel", "n", "empirical_test_mse", "empirical_sem", "empirical_train_mse", "seeds"], rows
+        return ["kernel", "n", "empirical_test_mse", "empirical_sem", "empirical_ci95", "empirical_train_mse",
+                "seeds"], rows
 
 
 class _quiet:

@@ -83,6 +83,9 @@ def test_confidence_half_width_is_student_t():
         v = values[i, 0, :count]
         assert mean[i, 0] == pytest.approx(v.mean(), rel=1e-12)
         assert half[i, 0] == pytest.approx(t975 * v.std(ddof=1) / np.sqrt(count), rel=1e-6)
+    head, rows = resp.csv_table("curve")  # the CSV of the plot holds the bar's half-width
+    np.testing.assert_allclose([r[head.index("empirical_ci95")] for r in rows], half[:, 0], rtol=1e-12)
+    assert [r[head.index("seeds")] for r in rows] == [10, 5]
     one = LearningMonteCarloResponse(("a",), (10,), values[:1, :, :1], values[:1, :, :1], (None,), (None,))
     assert np.isnan(one.mean_ci()[1][0, 0])
     with pytest.raises(ValueError, match="level"):
