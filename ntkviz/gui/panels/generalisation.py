@@ -39,7 +39,7 @@ CURVE_TIP = ("Lines: eigenlearning theory, an approximation (exact for Gaussian 
 BAR_DEGREES = 9
 #: smallest widths of the learning-curve and learnability plots (room for their axes and
 #: the two-column legend below each) and smallest height of every plot, in pixels
-CURVE_MIN_WIDTH, LEARN_MIN_WIDTH, PLOT_MIN_HEIGHT = 410, 330, 260
+CURVE_MIN_WIDTH, LEARN_MIN_WIDTH, PLOT_MIN_HEIGHT = 410, 330, 290
 TARGET_PRESETS = ("1:1,2:1,4:1,7:1", "harmonic:3", "ridge:0.2", "step:0", "abs")
 VIEW_TITLES = {"fit": "Fit along a great circle", "gp": "GP prior samples (great circle)",
                "partial_sums": "Funk–Hecke partial sums", "approximation": "Best ‖g‖_H ≤ B approximation"}
