@@ -5,7 +5,7 @@
   are read-only, and numba does not invalidate a cached function when a helper
   in *another* module changes. ntkviz therefore defaults the cache to
   ``$XDG_CACHE_HOME/ntkviz/numba-<version>-<fingerprint>``, where the
-  fingerprint hashes the sizes and modification times of ``ntkviz/core/*.py``:
+  fingerprint hashes the sizes and modification times of ``ntkviz/core/**/*.py``:
   an upgrade or an edit of the numeric core never loads stale machine code.
   An explicit ``NUMBA_CACHE_DIR`` always wins.
 * ``PYQTGRAPH_QT_LIB=PySide6`` so pyqtgraph never picks another binding.
@@ -28,17 +28,19 @@ import warnings
 from pathlib import Path
 
 
-def _core_fingerprint() -> str:
+def _core_fingerprint(core: Path | None = None) -> str:
+    """sha1 (10 hex digits) of the relative path, size and mtime of every ``.py`` file below
+    ``core`` (default: ``ntkviz/core``, all its folders)."""
     import sys
 
     if getattr(sys, "frozen", False):  # PyInstaller: numba stamps the executable's hash itself
         return "frozen"
-    core = Path(__file__).resolve().parent / "core"
+    core = Path(__file__).resolve().parent / "core" if core is None else core
     h = hashlib.sha1()
     try:
-        for f in sorted(core.glob("*.py")):
+        for f in sorted(core.rglob("*.py")):  # every concept folder (kernels/, conv/, ...)
             st = f.stat()
-            h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+            h.update(f"{f.relative_to(core).as_posix()}:{st.st_size}:{st.st_mtime_ns};".encode())
     except OSError:  # frozen bundle or unreadable tree: version alone
         pass
     return h.hexdigest()[:10]

@@ -35,8 +35,11 @@ def test_no_qt_in_any_submodule():
     out = _run(WALK.format(packages=packages, qt=QT))
     assert out["qt"] == []
     imported = set(out["imported"])
-    assert {"ntkviz.core.mercer", "ntkviz.jobs._curves", "ntkviz.cli._kernel",
+    assert {"ntkviz.core.spectra.mercer", "ntkviz.jobs._curves", "ntkviz.cli._kernel",
             "ntkviz.cli._stability"} <= imported  # the walk really went into the packages
+    for folder in ("kernels", "spectra", "conv", "deformations", "training", "learning"):
+        inside = {m for m in imported if m.startswith(f"ntkviz.core.{folder}.")}
+        assert len(inside) >= 2, f"the walk missed ntkviz.core.{folder}"  # every concept folder
     assert len(imported) > 20
 
 

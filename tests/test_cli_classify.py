@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ntkviz.cli import main
-from ntkviz.core.digits import load_digits
+from ntkviz.core.deformations.digits import load_digits
 
 
 @pytest.fixture(scope="module")

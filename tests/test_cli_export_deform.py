@@ -16,8 +16,8 @@ def read(path):
 
 
 def test_deformed_csv_equals_the_core(tmp_path):
-    from ntkviz.core.deform import Deformation, deform_image
-    from ntkviz.core.digits import digit_image
+    from ntkviz.core.deformations.deform import Deformation, deform_image
+    from ntkviz.core.deformations.digits import digit_image
 
     out = tmp_path / "d.csv"
     assert main(["export", "deform", "--label", "4", "--index", "2", "--rotation", "12",
@@ -31,7 +31,7 @@ def test_deformed_csv_equals_the_core(tmp_path):
 
 
 def test_displacement_csv(tmp_path):
-    from ntkviz.core.deform import Deformation, displacement_field
+    from ntkviz.core.deformations.deform import Deformation, displacement_field
 
     out = tmp_path / "t.csv"
     assert main(["export", "deform", "--translate-x", "1.5", "--shear", "0.2",

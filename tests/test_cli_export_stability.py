@@ -13,9 +13,9 @@ ARGS = ["export", "stability", "--digits", "0,100", "--amplitudes", "0.1,1,2", "
 
 
 def test_csv_equals_the_core_sweep(tmp_path, capsys):
-    from ntkviz.core.cntk import PRESETS
-    from ntkviz.core.digits import load_digits
-    from ntkviz.core.stability import stability_sweep
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.deformations.digits import load_digits
+    from ntkviz.core.deformations.stability import stability_sweep
 
     out = tmp_path / "s.csv"
     assert main(ARGS + ["--out", str(out)]) == 0

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from ntkviz.cli import main
-from ntkviz.core.cntk import PRESETS, gram_matrix
+from ntkviz.core.conv.architecture import PRESETS
+from ntkviz.core.conv.gram import gram_matrix
 
 MODEL = [{"npatch": 3, "subsampling": 2}]  # a cheap one-layer architecture for 8x8 images
 
@@ -65,7 +66,7 @@ def test_zarr_store_cross_matrix_and_resume(files, capsys):
     assert main(args) == 0
     g = zarr.open_group(str(out))
     a, b = np.load(files / "a.npy"), np.load(files / "b.npy")
-    from ntkviz.core.cntk import architecture_from_dict
+    from ntkviz.core.conv.architecture import architecture_from_dict
 
     np.testing.assert_allclose(g["gram"][:], gram_matrix(a, architecture_from_dict(MODEL), "ntk", images_b=b),
                                rtol=1e-12)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ntkviz.cli import main
-from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
 
 
 def _read(path):

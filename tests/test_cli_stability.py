@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from ntkviz.cli import main
-from ntkviz.core.stability import SweepResult
+from ntkviz.core.deformations.stability import SweepResult
 
 ARGV = ["stability", "--model", "M3", "--digits", "2", "--family", "translation",
         "--amplitudes", "0.05,0.5", "--seeds", "1", "--references", "1"]
 
 
 def test_stability_csv_is_the_request(tmp_path, capsys):
-    from ntkviz.core.cntk import PRESETS
-    from ntkviz.core.digits import digit_indices
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.deformations.digits import digit_indices
     from ntkviz.jobs import StabilityRequest
 
     out = tmp_path / "s.csv"

@@ -13,7 +13,7 @@ import pytest
 
 from ntkviz.cli import main
 from ntkviz.jobs import TrainRequest
-from ntkviz.core.dynamics import TrainConfig
+from ntkviz.core.training.dynamics import TrainConfig
 
 FAST = ["--steps", "300", "--frames", "12"]
 

@@ -178,7 +178,7 @@ def test_local_slopes_of_power_law_with_parity_zeros():
 
 def test_unresolved_classification():
     req = SpectrumRequest(specs=(NTK2,), dim=3, kmax=4)
-    from ntkviz.core.mercer import Spectrum
+    from ntkviz.core.spectra.mercer import Spectrum
 
     fake = Spectrum(k=np.arange(5), multiplicity=np.ones(5),
                     mu=np.array([1.0, 1e-3, 0.0, -1e-17, 1e-8]),

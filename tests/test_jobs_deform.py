@@ -10,9 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from ntkviz.core.cntk import PRESETS, image_norms, rel_distances
-from ntkviz.core.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
-from ntkviz.core.digits import digit_image, load_digits
+from ntkviz.core.conv.architecture import PRESETS
+from ntkviz.core.conv.gram import image_norms, rel_distances
+from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
+from ntkviz.core.deformations.digits import digit_image, load_digits
 from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, DeformRequest,
                          StabilityRequest, prepare_user_image)
 
@@ -231,7 +232,7 @@ def test_stability_model_defaults_build_the_request():
 
 
 def test_stability_request_runs_the_core_sweep():
-    from ntkviz.core.stability import stability_sweep
+    from ntkviz.core.deformations.stability import stability_sweep
     from ntkviz.models.stability import StabilityModel
 
     state = {"digits": [0, 100], "amplitude_min": 0.1, "amplitude_max": 1.0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntkviz.core.dynamics import TrainConfig, train
+from ntkviz.core.training.dynamics import TrainConfig, train
 from ntkviz.jobs import TrainRequest
 
 SMALL = dict(steps=300, frames=20)

@@ -11,10 +11,11 @@ from ntkviz import limits as L
 
 def test_names_match_the_core():
     from ntkviz.core import ACTIVATIONS
-    from ntkviz.core.cntk import MODES, PATCH_KERNELS, PATCH_NORMALIZATIONS, POOLINGS, PRESETS
-    from ntkviz.core.digits import MAX_CHANNELS, MAX_IMAGE_SIDE, load_digits
-    from ntkviz.core.dotkernel import KERNEL_NAMES
-    from ntkviz.core.stability import FAMILIES
+    from ntkviz.core.conv.architecture import MODES, PATCH_KERNELS, PATCH_NORMALIZATIONS, POOLINGS, PRESETS
+    from ntkviz.core._validate import MAX_CHANNELS, MAX_IMAGE_SIDE
+    from ntkviz.core.deformations.digits import load_digits
+    from ntkviz.core.kernels.dotkernel import KERNEL_NAMES
+    from ntkviz.core.deformations.stability import FAMILIES
     from ntkviz.jobs import DEFORM_VIEWS
 
     assert L.KERNEL_NAMES == KERNEL_NAMES and L.ACTIVATIONS == ACTIVATIONS
@@ -52,14 +53,14 @@ def _check_range(make, rng):
 
 
 def test_kernel_ranges():
-    from ntkviz.core.dotkernel import KernelSpec
+    from ntkviz.core.kernels.dotkernel import KernelSpec
 
     _check_range(lambda d: KernelSpec("ntk", d).validated(), L.DEPTH_RANGE)
     _check_range(lambda b: KernelSpec("ntk", 2, b).validated(), L.BIAS_RANGE)
 
 
 def test_request_ranges():
-    from ntkviz.core.dotkernel import KernelSpec
+    from ntkviz.core.kernels.dotkernel import KernelSpec
     from ntkviz.jobs import KernelCurveRequest, SpectrumTableRequest
 
     spec = KernelSpec("ntk", 2)
@@ -76,7 +77,7 @@ def test_request_ranges():
     ("smooth_length", L.SMOOTH_LENGTH_RANGE), ("infimnist_alpha", L.INFIMNIST_ALPHA_RANGE),
 ])
 def test_deformation_ranges(field, rng):
-    from ntkviz.core.deform import Deformation
+    from ntkviz.core.deformations.deform import Deformation
 
     _check_range(lambda v: Deformation(**{field: v}).validated(), rng)
 
@@ -84,7 +85,7 @@ def test_deformation_ranges(field, rng):
 def test_training_ranges():
     from dataclasses import replace
 
-    from ntkviz.core.dynamics import TrainConfig
+    from ntkviz.core.training.dynamics import TrainConfig
 
     base = TrainConfig()
     _check_range(lambda a: replace(base, alpha=a).validated(), L.ALPHA_RANGE)

@@ -27,7 +27,7 @@ def _load() -> str:
 
 
 def _digits(n: int) -> np.ndarray:
-    from ntkviz.core.digits import load_digits
+    from ntkviz.core.deformations.digits import load_digits
 
     images, _ = load_digits()
     return images[np.linspace(0, len(images) - 1, n).astype(int)].astype(np.float64) / 255.0
@@ -36,9 +36,10 @@ def _digits(n: int) -> np.ndarray:
 def run(repeats: int) -> list[Result]:
     import numba
 
-    from ntkviz.core.cntk import PRESETS, cross_kernels, gram_matrix, image_norms
-    from ntkviz.core.deform import Deformation, deform_image
-    from ntkviz.core.stability import stability_sweep
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.conv.gram import cross_kernels, gram_matrix, image_norms
+    from ntkviz.core.deformations.deform import Deformation, deform_image
+    from ntkviz.core.deformations.stability import stability_sweep
 
     arch = PRESETS["M1"]
     X = _digits(N_GRAM)
@@ -85,7 +86,7 @@ def run(repeats: int) -> list[Result]:
                           note=f"(thread CPU {cpu * 1e3:.2f} ms; {_load()})"))
 
     # 4. default stability sweep (as `ntkviz stability` defaults)
-    from ntkviz.core.digits import digit_indices, load_digits
+    from ntkviz.core.deformations.digits import digit_indices, load_digits
 
     images, labels = load_digits()
     idx = [digit_indices(d % 10)[d // 10] for d in range(5)]

@@ -27,9 +27,10 @@ DRAG_INTERVAL_MS = 16
 
 
 def _request_latency(repeats: int) -> Result:
-    from ntkviz.core.cntk import PRESETS, image_norms
-    from ntkviz.core.deform import Deformation
-    from ntkviz.core.digits import digit_image
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.conv.gram import image_norms
+    from ntkviz.core.deformations.deform import Deformation
+    from ntkviz.core.deformations.digits import digit_image
     from ntkviz.jobs import DeformRequest
 
     x = digit_image(3, 0)

@@ -12,8 +12,8 @@ GRID = 2001
 
 
 def run(repeats: int) -> list[Result]:
-    from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
-    from ntkviz.core.empirical import empirical_kernels
+    from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
+    from ntkviz.core.kernels.empirical import empirical_kernels
 
     u = np.linspace(-1.0, 1.0, GRID)
     results = []

@@ -33,7 +33,7 @@ def _digits(n: int, path: str | None = None) -> np.ndarray:
 
         x = load_dataset(path).images
     else:
-        from ntkviz.core.digits import load_digits
+        from ntkviz.core.deformations.digits import load_digits
 
         x = load_digits()[0] / 255.0
     reps = -(-n // len(x))
@@ -43,7 +43,7 @@ def _digits(n: int, path: str | None = None) -> np.ndarray:
 def _rate(a: np.ndarray, tile: int, client) -> float:
     import numba
 
-    from ntkviz.core.cntk import PRESETS
+    from ntkviz.core.conv.architecture import PRESETS
     from ntkviz.dataset import GramRun
     from ntkviz.dataset._gram import client_cores
 
@@ -76,7 +76,7 @@ def dask_vs_local(repeats: int = 3, n: int = 48, tile: int = 8, workers: int = 2
 
 
 def _rss_child(path: str | None, n: int, tiles: int, tile: int, model: str) -> None:
-    from ntkviz.core.cntk import PRESETS, Architecture, Layer
+    from ntkviz.core.conv.architecture import PRESETS, Architecture, Layer
     from ntkviz.dataset import GramRun
 
     x = _digits(n, path)

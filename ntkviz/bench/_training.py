@@ -1,6 +1,6 @@
 """Lazy-training benchmarks: one training run, and the animation's drawn frame rate.
 
-* ``train m=200 n=20 5000 steps``: :func:`ntkviz.core.dynamics.train` from scratch (draws,
+* ``train m=200 n=20 5000 steps``: :func:`ntkviz.core.training.dynamics.train` from scratch (draws,
   K0 and NTK eigendecompositions, net + linearisation gradient descent in lock-step,
   kernel flows evaluated at every frame) — target <= 1 s.
 * ``animation drawn frame rate``: the panel (offscreen window, two runs side by side)
@@ -21,7 +21,7 @@ RUN = dict(alpha=1.0, width=200, samples=20, steps=5000, lr=0.01, frames=120)
 
 
 def _train_once() -> None:
-    from ntkviz.core.dynamics import TrainConfig, train
+    from ntkviz.core.training.dynamics import TrainConfig, train
 
     result = train(TrainConfig(**RUN))
     if result.diverged:

@@ -158,7 +158,7 @@ def kernel_spec(args):
 
     Options that do not apply (``--depth``, ``--bias``, ``--activation`` with an
     arc-cosine kernel) are refused rather than ignored."""
-    from ntkviz.core.dotkernel import KernelSpec
+    from ntkviz.core.kernels.dotkernel import KernelSpec
 
     if args.name in ARCCOS_KERNELS:
         for option in ("depth", "bias", "activation"):

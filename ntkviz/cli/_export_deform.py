@@ -67,7 +67,7 @@ def state_from_args(args) -> dict:
                            "not both")
         from pathlib import Path
 
-        from ntkviz.core.digits import load_user_image
+        from ntkviz.core.deformations.digits import load_user_image
 
         try:
             image, note = load_user_image(args.image)

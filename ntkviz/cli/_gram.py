@@ -11,7 +11,7 @@ metadata in the group attribute ``ntkviz``), so rerunning the same command
 after a crash or Ctrl+C computes only the missing tiles; a store made with
 other inputs, architecture, mode, tile size or ntkviz version is refused.
 ``--out K.npy`` keeps the matrix in memory (small N). Conventions of the
-kernels: :mod:`ntkviz.core.cntk` (reference albietz/ckn_kernel HEAD).
+kernels: :mod:`ntkviz.core.conv` (reference albietz/ckn_kernel HEAD).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def add_engine_arguments(p) -> None:
 
 def load_model(spec: str):
     """A preset name or a JSON architecture file -> Architecture (errors name the file)."""
-    from ntkviz.core.cntk import PRESETS, architecture_from_dict
+    from ntkviz.core.conv.architecture import PRESETS, architecture_from_dict
 
     if spec in PRESETS:
         return PRESETS[spec]

@@ -7,7 +7,7 @@ Example::
 
 Columns ``u,value,derivative`` at full float64 precision (``inf``/``-inf``
 where the derivative is infinite), computed by
-:class:`ntkviz.jobs.KernelTableRequest`. Conventions: ``ntkviz.core.dotkernel``.
+:class:`ntkviz.jobs.KernelTableRequest`. Conventions: ``ntkviz.core.kernels.dotkernel``.
 """
 from __future__ import annotations
 

@@ -100,7 +100,7 @@ def register(sub) -> None:
 
 def kernel_specs(args) -> tuple[list[str], list]:
     """(names as given, validated KernelSpecs) of ``--kernels`` and the shared kernel options."""
-    from ntkviz.core.dotkernel import KernelSpec
+    from ntkviz.core.kernels.dotkernel import KernelSpec
 
     names = [t.strip() for t in args.kernels.split(",")]
     specs = []

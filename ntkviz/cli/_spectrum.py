@@ -12,7 +12,7 @@ spherical harmonics for the uniform probability measure on the sphere (so
 (``mu`` is then 0.0 or subnormal; blank for exact zeros); ``trustworthy`` whether
 the value is vouched for. Exact zeros (κ0 at even k >= 2, κ1 and the two-layer
 NTK at odd k >= 3) are written as 0.0. Computed by
-:class:`ntkviz.jobs.SpectrumTableRequest`; methods: ``ntkviz.core.mercer``.
+:class:`ntkviz.jobs.SpectrumTableRequest`; methods: ``ntkviz.core.spectra.mercer``.
 """
 from __future__ import annotations
 

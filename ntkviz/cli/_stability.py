@@ -63,7 +63,7 @@ def register(sub) -> None:
 def swept_digits(n: int, references: int) -> tuple[int, ...]:
     """Bundled indices of the ``n`` swept digits: digit ``d`` is number ``references + d // 10``
     of label ``d % 10`` (after that label's reference digits)."""
-    from ntkviz.core.digits import digit_indices
+    from ntkviz.core.deformations.digits import digit_indices
 
     largest = 10 * (BUNDLED_PER_CLASS - references)
     if n > largest:

@@ -27,46 +27,50 @@ Lazy-training dynamics
     ``TrainConfig``, ``train`` -> ``TrainResult``, ``train_frames``, ``make_setup``,
     ``tangent_kernel``.
 
-Every other name stays reachable from its module (``ntkviz.core.cntk.pooling_matrix``)
+The concepts live in one folder each: ``kernels/`` (arc-cosine, deep and activation
+duals, the ``KernelSpec`` front end, finite-width empirical kernels), ``spectra/`` (Mercer
+eigenvalues), ``conv/`` (architectures, the numba engine, pairs and Gram matrices),
+``deformations/`` (deformations, digits and images, stability sweeps), ``training/`` (lazy
+training dynamics) and ``learning/`` (kernel regression on the sphere); ``_validate``
+holds the argument checks they share.
+
+Every other name stays reachable from its module (``ntkviz.core.conv.architecture.pooling_matrix``)
 and, for compatibility, as ``ntkviz.core.<name>``, but is not part of the curated API.
 Every numba kernel is ``@njit(nogil=True, cache=True)``; slow NumPy references used by
-the tests live in ``_reference_*`` modules. This package never imports PySide6 or
-pyqtgraph.
+the tests live in a private ``_reference`` module in each folder. This package never
+imports PySide6 or pyqtgraph.
 """
 import importlib as _importlib
 
 #: the modules, in dependency order; any name in their ``__all__`` resolves lazily here
-_MODULES = ("_validate", "arccos", "deep", "activations", "dotkernel", "empirical", "mercer",
-            "cntk", "deform", "digits", "stability", "dynamics")
+_MODULES = ("_validate", "kernels.arccos", "kernels.deep", "kernels.activations", "kernels.dotkernel",
+            "kernels.empirical", "spectra.mercer", "conv.architecture", "conv.gram", "deformations.deform",
+            "deformations.digits", "deformations.stability", "training.dynamics")
 
-#: the curated public API: name -> module
-_API = {
+#: the curated public API, by module (in this order in ``__all__``)
+_API_BY_MODULE = {
     # dot-product kernels
-    "KernelSpec": "dotkernel", "evaluate_kernel": "dotkernel", "kernel_at_one": "dotkernel",
-    "KERNEL_NAMES": "dotkernel", "ACTIVATIONS": "dotkernel",
-    "kappa0": "arccos", "kappa1": "arccos", "kappa_ntk": "arccos",
-    "deep_ntk": "deep", "deep_nngp": "deep", "dual_kernel": "activations",
-    "empirical_kernels": "empirical", "EmpiricalKernels": "empirical",
+    "kernels.dotkernel": ("KernelSpec", "evaluate_kernel", "kernel_at_one", "KERNEL_NAMES", "ACTIVATIONS"),
+    "kernels.arccos": ("kappa0", "kappa1", "kappa_ntk"),
+    "kernels.deep": ("deep_ntk", "deep_nngp"),
+    "kernels.activations": ("dual_kernel",),
+    "kernels.empirical": ("empirical_kernels", "EmpiricalKernels"),
     # Mercer spectra
-    "mercer_spectrum": "mercer", "Spectrum": "mercer", "multiplicity": "mercer",
-    "log10_multiplicity": "mercer", "decay_guides": "mercer",
+    "spectra.mercer": ("mercer_spectrum", "Spectrum", "multiplicity", "log10_multiplicity", "decay_guides"),
     # convolutional kernels
-    "Layer": "cntk", "Architecture": "cntk", "PRESETS": "cntk",
-    "architecture_from_dict": "cntk", "architecture_to_dict": "cntk", "image_norms": "cntk",
-    "ImageNorms": "cntk", "cross_kernels": "cntk", "rel_distances": "cntk",
-    "gram_matrix": "cntk", "gram_iter": "cntk",
+    "conv.architecture": ("Layer", "Architecture", "PRESETS", "architecture_from_dict", "architecture_to_dict"),
+    "conv.gram": ("image_norms", "ImageNorms", "cross_kernels", "rel_distances", "gram_matrix", "gram_iter"),
     # deformations and digits
-    "Deformation": "deform", "deform_image": "deform", "displacement_field": "deform",
-    "smooth_field": "deform", "warp": "deform", "tau_sup_norm": "deform",
-    "jacobian_sup_norm": "deform",
-    "load_digits": "digits", "digit_image": "digits", "load_user_image": "digits",
+    "deformations.deform": ("Deformation", "deform_image", "displacement_field", "smooth_field", "warp",
+                            "tau_sup_norm", "jacobian_sup_norm"),
+    "deformations.digits": ("load_digits", "digit_image", "load_user_image"),
     # stability sweeps
-    "stability_sweep": "stability", "SweepResult": "stability", "fit_loglog_slope": "stability",
-    "FAMILIES": "stability",
+    "deformations.stability": ("stability_sweep", "SweepResult", "fit_loglog_slope", "FAMILIES"),
     # lazy-training dynamics
-    "TrainConfig": "dynamics", "train": "dynamics", "TrainResult": "dynamics",
-    "train_frames": "dynamics", "make_setup": "dynamics", "tangent_kernel": "dynamics",
+    "training.dynamics": ("TrainConfig", "train", "TrainResult", "train_frames", "make_setup", "tangent_kernel"),
 }
+#: name -> module
+_API = {name: module for module, names in _API_BY_MODULE.items() for name in names}
 
 __all__ = list(_API)
 

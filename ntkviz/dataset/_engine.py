@@ -1,7 +1,7 @@
 """Computing Gram tiles: the conv-kernel tile function and its two engines.
 
 * :func:`conv_tile` -- the exact CKN and NTK values of one tile (rows x cols images)
-  from **one pass** of the convolutional engine (:mod:`ntkviz.core.cntk`
+  from **one pass** of the convolutional engine (:mod:`ntkviz.core.conv`
   computes ``K_CKN`` and ``K_NTK`` together: the NTK recursion carries the
   CKN one). A diagonal tile of a symmetric matrix evaluates only its pairs
   ``i <= j`` and mirrors them, so the matrix is exactly symmetric. The tile
@@ -23,7 +23,8 @@ from typing import Iterator
 
 import numpy as np
 
-from ntkviz.core.cntk import Architecture, architecture_from_dict, architecture_to_dict
+from ntkviz.core.conv.architecture import Architecture, architecture_from_dict, architecture_to_dict
+from ntkviz.core.conv.gram import kernel_tile_iter
 from ntkviz.dataset._store import TileGrid
 
 __all__ = ["conv_tile", "conv_tile_iter", "run_tiles", "TileEvent", "KINDS"]
@@ -46,52 +47,19 @@ class TileEvent:
     skipped: bool = False
 
 
-def _stack(images: np.ndarray) -> np.ndarray:
-    arr = np.asarray(images, dtype=np.float64)
-    if arr.ndim == 3:
-        arr = arr[..., None]
-    return np.ascontiguousarray(arr)
-
-
 def conv_tile_iter(rows: np.ndarray, cols: np.ndarray | None, arch: Architecture,
                    chunk: int = CHUNK_PAIRS) -> Iterator[int | tuple[np.ndarray, np.ndarray]]:
     """Generator form of :func:`conv_tile`: yields the number of pairs of each finished
     chunk, then ``(K_ckn, K_ntk)``. ``cols=None``: the symmetric tile of ``rows`` with itself.
 
-    ``K_ntk`` is NaN for architectures without an NTK (an ``exp`` layer).
+    ``K_ntk`` is NaN for architectures without an NTK (an ``exp`` layer). The work is
+    :func:`ntkviz.core.conv.gram.kernel_tile_iter`, one parallel call at a time in this process.
     """
-    from ntkviz.core.cntk import _Batch  # the conv engine's batch evaluator (both kernels, one pass)
-
-    a = _stack(rows)
-    n_a = a.shape[0]
-    stack = a if cols is None else np.concatenate([a, _stack(cols)])
-    ntk = arch.supports_ntk
-    with PARALLEL_LOCK:
-        batch = _Batch(stack, arch, ntk)
-        batch.self_chunk(0, stack.shape[0])
-    if cols is None:
-        ii, jj = np.triu_indices(n_a)
-    else:
-        ii, jj = np.meshgrid(np.arange(n_a), np.arange(n_a, stack.shape[0]), indexing="ij")
-        ii, jj = ii.ravel(), jj.ravel()
-    kc = np.empty(len(ii))
-    kn = np.empty(len(ii))
-    for start in range(0, len(ii), chunk):
-        stop = min(start + chunk, len(ii))
-        with PARALLEL_LOCK:
-            kc[start:stop], kn[start:stop] = batch.pair_chunk(ii[start:stop], jj[start:stop])
-        yield stop - start
-    if cols is None:
-        out = []
-        for vals in (kc, kn):
-            K = np.empty((n_a, n_a))
-            K[ii, jj] = vals
-            K[jj, ii] = vals
-            out.append(K)
-        yield tuple(out)
-    else:
-        shape = (n_a, stack.shape[0] - n_a)
-        yield kc.reshape(shape), kn.reshape(shape)
+    for step in kernel_tile_iter(rows, cols, arch, chunk_pairs=chunk, guard=PARALLEL_LOCK):
+        if step.blocks is not None:
+            yield step.blocks
+        elif step.pairs:
+            yield step.pairs
 
 
 def conv_tile(rows: np.ndarray, cols: np.ndarray | None, arch: Architecture) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ntkviz.core.cntk import Architecture, architecture_to_dict
+from ntkviz.core.conv.architecture import Architecture, architecture_to_dict
 from ntkviz.dataset._engine import KINDS, TileEvent, run_tiles
 from ntkviz.dataset._load import images_hash
 from ntkviz.dataset._store import MemoryTarget, StoreMeta, TileGrid, open_store
@@ -31,17 +31,22 @@ def gram_meta(arch: Architecture, mode: str, a: np.ndarray, b: np.ndarray | None
 
 
 def engine_fingerprint() -> str:
-    """sha256 (16 hex digits) of the conv engine's source: a store is resumed only by the
-    code that started it (a frozen build without sources: its version alone)."""
+    """sha256 (16 hex digits) of the conv engine's sources (every module of
+    :mod:`ntkviz.core.conv` but its test reference): a store is resumed only by the code
+    that started it (a frozen build without sources: its version alone)."""
     import hashlib
     from pathlib import Path
 
-    import ntkviz.core.cntk as cntk
+    import ntkviz.core.conv as conv
 
+    h = hashlib.sha256()
     try:
-        return hashlib.sha256(Path(cntk.__file__).read_bytes()).hexdigest()[:16]
+        sources = [f for f in sorted(Path(conv.__file__).parent.glob("*.py")) if f.name != "_reference.py"]
+        for f in sources:
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
     except (OSError, TypeError):
         return "frozen"
+    return h.hexdigest()[:16] if sources else "frozen"
 
 
 def _check_inputs(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds, tile: int) -> None:
@@ -64,11 +69,11 @@ def _rescale_factor(a: np.ndarray, b: np.ndarray | None) -> float:
     """The power of two the conv engine divides huge images by (1.0 for ordinary ones):
     both kernels are homogeneous of degree 2, so ``K(x, y) = c^2 K(x / c, y / c)`` exactly,
     while unscaled patch sums of pixels beyond ~2^64 would overflow. One factor for the
-    whole matrix, as :func:`ntkviz.core.cntk.gram_iter` does."""
-    from ntkviz.core.cntk import _homogeneous_rescale
+    whole matrix, as :func:`ntkviz.core.conv.gram.gram_iter` does."""
+    from ntkviz.core.conv.gram import homogeneous_rescale
 
     peak = np.array([np.max(np.abs(a)), 0.0 if b is None else np.max(np.abs(b))])
-    return float(_homogeneous_rescale(peak)[1])
+    return float(homogeneous_rescale(peak)[1])
 
 
 class GramRun:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ntkviz.core.digits import validate_images
+from ntkviz.core._validate import validate_images
 
 __all__ = ["Dataset", "load_dataset", "read_idx", "images_hash", "IDX_TYPES"]
 
@@ -133,7 +133,7 @@ def _labels(labels, n: int, source: str) -> np.ndarray:
 
 
 def _load_npy(path: Path) -> Dataset:
-    from ntkviz.core.digits import read_npy
+    from ntkviz.core.deformations.digits import read_npy
 
     arr = read_npy(path)
     return Dataset(_scaled(arr, str(path)), None, str(path))

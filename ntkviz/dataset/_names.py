@@ -8,7 +8,7 @@ from ntkviz import limits
 __all__ = ["KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude"]
 
 KERNELS = ("ckn", "ntk", "pixels")
-#: deformation family -> field of :class:`ntkviz.core.deform.Deformation` its amplitude sets
+#: deformation family -> field of :class:`ntkviz.core.deformations.deform.Deformation` its amplitude sets
 DEFORM_FAMILIES = {"rotation": "rotation_deg", "translation": "translate_x", "scale": "scale",
                    "shear": "shear", "smooth": "smooth_amplitude", "infimnist": "infimnist_alpha"}
 #: family -> (allowed amplitude range, unit)

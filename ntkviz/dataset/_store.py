@@ -11,7 +11,7 @@ Layout of ``K.zarr`` (readable with ``zarr.open_group(path)["gram"][:]``):
   then the checksum.
 * group attribute ``ntkviz``: what the matrix is (architecture, mode, sha256 of
   the input images and their shape, ntkviz version, a sha256 of the kernel engine's
-  source ``ntkviz/core/cntk.py`` (values of another engine may differ in the last
+  sources ``ntkviz/core/conv/*.py`` (values of another engine may differ in the last
   digits), tile size, shape). Opening
   an existing store with any other value is refused, so results of different
   inputs are never mixed.
@@ -168,7 +168,7 @@ _WHAT = {"format": "store format", "architecture": "architecture", "mode": "mode
          "input_hash": "input images", "input_shape": "input images shape",
          "input_hash_b": "second image set (--images-b)", "input_shape_b": "second image set shape",
          "tile_size": "tile size", "ntkviz_version": "ntkviz version",
-         "engine": "kernel engine (ntkviz/core/cntk.py changed since)"}
+         "engine": "kernel engine (ntkviz/core/conv changed since)"}
 
 
 def _describe(value) -> str:

@@ -11,7 +11,7 @@ one value means the same for kernels of any scale; ``"auto"`` picks it from
 
 Kernels:
 
-* ``ckn``, ``ntk``: the exact convolutional kernels (:mod:`ntkviz.core.cntk`),
+* ``ckn``, ``ntk``: the exact convolutional kernels (:mod:`ntkviz.core.conv`),
   both from one pass of the conv engine, over tiles (:mod:`ntkviz.dataset`),
   optionally cached as Zarr stores and computed on a Dask cluster;
 * ``pixels``: the Gaussian kernel on raw pixels ``exp(-|x - y|^2 / (2 h^2))`` with
@@ -19,7 +19,7 @@ Kernels:
 
 Training sets of the sizes asked are nested: the first ``n`` images of one
 seeded permutation of the training file. ``--deform`` evaluates on deformed
-copies of the test images made with :func:`ntkviz.core.deform.deform_image`
+copies of the test images made with :func:`ntkviz.core.deformations.deform.deform_image`
 (the deformation editor's families: the amplitude is the family's parameter).
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Iterator
 import numpy as np
 from scipy import linalg
 
-from ntkviz.core.cntk import Architecture, architecture_to_dict
+from ntkviz.core.conv.architecture import Architecture, architecture_to_dict
 from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS, check_amplitude
 
 __all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "ClassifyProgress", "ClassifyResult",
@@ -68,7 +68,7 @@ def parse_deform(text: str) -> tuple[str, tuple[float, ...]]:
 
 
 def _deformation(family: str, amplitude: float, seed: int = 0):
-    from ntkviz.core.deform import Deformation
+    from ntkviz.core.deformations.deform import Deformation
 
     fields = {DEFORM_FAMILIES[family]: amplitude}
     if family == "smooth":
@@ -88,7 +88,7 @@ def _is_identity(family: str, amplitude: float) -> bool:
 def deform_images(images: np.ndarray, family: str, amplitude: float, seed: int = 0) -> np.ndarray:
     """Deformed copies of ``images`` (N, H, W[, C]); the identity returns the images unchanged.
     Random families (smooth field, Infinite-MNIST) use seed ``seed + index``."""
-    from ntkviz.core.deform import deform_image
+    from ntkviz.core.deformations.deform import deform_image
 
     if _is_identity(family, amplitude):
         return images

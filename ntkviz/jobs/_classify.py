@@ -1,7 +1,7 @@
 """The classification job (Qt-free): accuracy of CKN, NTK and pixel kernels on bundled digits.
 
 :class:`ClassifyRequest` splits the bundled 1,000 MNIST digits
-(:func:`ntkviz.core.digits.load_digits`, uint8 / 255) by a seeded permutation
+(:func:`ntkviz.core.deformations.digits.load_digits`, uint8 / 255) by a seeded permutation
 into a test set (its last ``test_size`` digits) and a training pool (the rest),
 then runs :func:`ntkviz.dataset.classify.classify_iter`: one-vs-rest kernel
 ridge regression for each kernel, nested training size and deformation
@@ -91,8 +91,8 @@ class ClassifyRequest(ClassifySettings):
     def iterate(self) -> Iterator:
         import numpy as np
 
-        from ntkviz.core.cntk import PRESETS
-        from ntkviz.core.digits import load_digits
+        from ntkviz.core.conv.architecture import PRESETS
+        from ntkviz.core.deformations.digits import load_digits
         from ntkviz.dataset.classify import classify_iter
 
         images, labels = load_digits()

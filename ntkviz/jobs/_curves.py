@@ -420,7 +420,7 @@ class SpectrumResponse:
         far below 1e-308; an empty cell at exact zeros and unresolved points) and ``trustworthy``;
         or ``"slope"`` one row per local slope."""
         if view == "spectrum":
-            from ntkviz.core.mercer import exact_multiplicities
+            from ntkviz.core.spectra.mercer import exact_multiplicities
 
             header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
                       "log10_mu", "trustworthy"]

@@ -5,7 +5,7 @@ Three frozen requests, each a complete snapshot of what a computation needs:
 * :class:`DeformRequest` -> :class:`DeformResponse`: one deformation of one
   digit, with the read-outs of the editor (``||tau||_inf``, ``||grad tau||_inf``,
   CKN / NTK relative distances and their ratio, pixel distance). The digit's
-  per-layer norms come from the core's cache (:func:`ntkviz.core.cntk.image_norms`),
+  per-layer norms come from the core's cache (:func:`ntkviz.core.conv.gram.image_norms`),
   so a slider move costs one norms pass of the deformed digit plus one cross
   kernel.
 * :class:`ContextRequest` -> :class:`ContextResult` (``iterate()`` yields
@@ -13,7 +13,7 @@ Three frozen requests, each a complete snapshot of what a computation needs:
   mean of same-label and other-label bundled digits (the "is this further than
   another 5?" yardstick). Results are cached per (digit, architecture, reference set).
 * :class:`StabilityRequest` -> ``SweepResult`` (``iterate()`` yields the partial
-  results of :func:`ntkviz.core.stability.stability_sweep` as they come).
+  results of :func:`ntkviz.core.deformations.stability.stability_sweep` as they come).
 
 Relative distances are ``||Phi(x) - Phi(y)|| / ||Phi(x)||`` with ``x`` the
 undeformed digit. From an all-zero ``x`` (no features) the distance is ``inf``
@@ -33,10 +33,11 @@ from typing import Iterator
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.cntk import Architecture, image_norms, rel_distances
-from ntkviz.core import deform as core_deform
-from ntkviz.core.digits import DIGIT_SIZE, load_digits, prepare_user_image, validate_image
+from ntkviz.core._validate import check_choice, check_float, check_int, validate_image
+from ntkviz.core.conv.architecture import Architecture
+from ntkviz.core.conv.gram import image_norms, rel_distances
+from ntkviz.core.deformations import deform as core_deform
+from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits, prepare_user_image
 from ntkviz.jobs._run import run_to_end
 
 __all__ = [
@@ -147,7 +148,7 @@ class DeformRequest:
     label : int or None
         Class of ``image`` (None: unknown), passed on to the response.
     reference_norms : ImageNorms or None
-        :func:`ntkviz.core.cntk.image_norms` of ``image`` under ``architecture``;
+        :func:`ntkviz.core.conv.gram.image_norms` of ``image`` under ``architecture``;
         looked up (core cache) if None, and returned in the response.
     """
 
@@ -405,9 +406,9 @@ class StabilityRequest:
     Parameters
     ----------
     family : str
-        One of :data:`ntkviz.core.stability.FAMILIES`.
+        One of :data:`ntkviz.core.deformations.stability.FAMILIES`.
     digits : tuple of int
-        Indices into the bundled subset (:func:`ntkviz.core.digits.load_digits`).
+        Indices into the bundled subset (:func:`ntkviz.core.deformations.digits.load_digits`).
     amplitudes : tuple of float
         Deformation amplitudes (> 0, the x-axis; the unit depends on the family).
     seeds : tuple of int
@@ -419,7 +420,7 @@ class StabilityRequest:
 
     Calling the request returns the final ``SweepResult``; :meth:`iterate`
     yields the ``SweepProgress`` items of
-    :func:`ntkviz.core.stability.stability_sweep` (partial results included).
+    :func:`ntkviz.core.deformations.stability.stability_sweep` (partial results included).
     """
 
     family: str
@@ -430,7 +431,7 @@ class StabilityRequest:
     reference_per_class: int = 5
 
     def __post_init__(self):
-        from ntkviz.core.stability import FAMILIES
+        from ntkviz.core.deformations.stability import FAMILIES
 
         check_choice("family", self.family, FAMILIES)
         n_digits = len(load_digits()[1])
@@ -463,7 +464,7 @@ class StabilityRequest:
 
     def iterate(self):
         """The sweep's ``SweepProgress`` items (cancellable between them)."""
-        from ntkviz.core.stability import stability_sweep
+        from ntkviz.core.deformations.stability import stability_sweep
 
         images, labels = self.images()
         refs, ref_labels = _reference_digits(self.reference_per_class)

@@ -36,7 +36,7 @@ def _check_range(name, value, key=None):
 
 
 def _check_common(req, n_key="n"):
-    from ntkviz.core.dotkernel import KernelSpec, kernel_at_one
+    from ntkviz.core.kernels.dotkernel import KernelSpec, kernel_at_one
     from ntkviz.core.learning import Target
 
     if not req.kernels:
@@ -75,8 +75,8 @@ def _check_common(req, n_key="n"):
 
 
 def _projection_and_spectra(req):
-    from ntkviz.core.dotkernel import kernel_at_one
-    from ntkviz.core.mercer import mercer_spectrum
+    from ntkviz.core.kernels.dotkernel import kernel_at_one
+    from ntkviz.core.spectra.mercer import mercer_spectrum
 
     projection = req.target.projection(req.dim, req.kmax)
     spectra = [mercer_spectrum(s, req.dim, req.kmax) for s in req.kernels]
@@ -265,7 +265,7 @@ class LearningMonteCarloRequest(_LearningSetup):
 
     def iterate(self) -> Iterator[LearningProgress]:
         from ntkviz.core.learning import krr_trial
-        from ntkviz.core.mercer import mercer_spectrum
+        from ntkviz.core.spectra.mercer import mercer_spectrum
 
         projection = self.target.projection(self.dim, self.kmax)
         directions = self.target.directions(self.dim, self.seed)
@@ -333,7 +333,7 @@ class GpSamplesRequest:
     seed: int = 0
 
     def __post_init__(self):
-        from ntkviz.core.dotkernel import kernel_at_one
+        from ntkviz.core.kernels.dotkernel import kernel_at_one
 
         specs = tuple(s.validated() for s in self.kernels)
         if not specs:
@@ -393,9 +393,9 @@ class PartialSumsRequest:
             raise ValueError(f"points must be in [3, 20001], got {self.points}")
 
     def __call__(self) -> PartialSumsResponse:
-        from ntkviz.core.dotkernel import evaluate_kernel
+        from ntkviz.core.kernels.dotkernel import evaluate_kernel
         from ntkviz.core.learning import funk_hecke_partial_sums
-        from ntkviz.core.mercer import mercer_spectrum
+        from ntkviz.core.spectra.mercer import mercer_spectrum
 
         u = np.linspace(-1.0, 1.0, int(self.points))
         sp = mercer_spectrum(self.kernel, self.dim, max(self.degrees))

@@ -123,6 +123,6 @@ class SpectrumTableRequest:
         object.__setattr__(self, "kmax", check_int("kmax", self.kmax, *KMAX_RANGE))
 
     def __call__(self) -> SpectrumTable:
-        from ntkviz.core.mercer import mercer_spectrum
+        from ntkviz.core.spectra.mercer import mercer_spectrum
 
         return SpectrumTable(mercer_spectrum(self.spec, self.dim, self.kmax))

@@ -2,7 +2,7 @@
 
 One request runs one or two trainings (``compare_alpha``: side by side, same teacher,
 data, initialisation and step size, another output scale α) with
-:func:`ntkviz.core.dynamics.train_frames`. :meth:`TrainRequest.iterate` is the
+:func:`ntkviz.core.training.dynamics.train_frames`. :meth:`TrainRequest.iterate` is the
 generator the GUI dispatches (``submit_generator``): every item is a cumulative
 :class:`TrainResponse` (all frames so far), so a consumer only keeps the latest one;
 stopping the iteration cancels the run between chunks. Calling the request runs to
@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Iterator
 
 from ntkviz.core._validate import check_float
-from ntkviz.core._train_config import METRICS, TrainConfig, tau_from_alpha
-from ntkviz.core.dynamics import TrainResult, make_setup, train_frames
+from ntkviz.core.training._train_config import METRICS, TrainConfig, tau_from_alpha
+from ntkviz.core.training.dynamics import TrainResult, make_setup, train_frames
 from ntkviz.jobs._run import run_to_end
 
 __all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS", "PAPER_CONFIG"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from ntkviz import limits
-from ntkviz.core.deform import Deformation  # a plain dataclass: loads no scipy
+from ntkviz.core.deformations.deform import Deformation  # a plain dataclass: loads no scipy
 from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
@@ -31,7 +31,7 @@ EVEN_PATCH_OFFSETS = ("reference", "same")
 #: a layer as (patch side, subsampling, pooling, patch kernel, exp bandwidth σ, pool factor or None)
 LayerSpec = tuple[int, int, str, str, float, Optional[int]]
 
-#: (field, allowed range, integer) of the deformation, as in :class:`ntkviz.core.deform.Deformation`
+#: (field, allowed range, integer) of the deformation, as in :class:`ntkviz.core.deformations.deform.Deformation`
 DEFORMATION_FIELDS = (
     ("translate_x", limits.TRANSLATE_RANGE, False),
     ("translate_y", limits.TRANSLATE_RANGE, False),
@@ -45,20 +45,20 @@ DEFORMATION_FIELDS = (
     ("infimnist_seed", limits.SEED_RANGE, True),
 )
 _DIGIT_INDEX_RANGE = (0, limits.BUNDLED_PER_CLASS - 1)
-_USER_SIDE = 28  # = ntkviz.core.digits.DIGIT_SIZE (not imported: that module loads numpy)
+_USER_SIDE = 28  # = ntkviz.core.deformations.digits.DIGIT_SIZE (not imported: that module loads numpy)
 
 
 @dataclass(frozen=True)
 class DeformationParams(Deformation):
     """Deformation-editor parameters: the fields of
-    :class:`ntkviz.core.deform.Deformation`, then the digit and the architecture.
+    :class:`ntkviz.core.deformations.deform.Deformation`, then the digit and the architecture.
 
     Digit: the bundled MNIST digit ``index`` (0–99) of class ``label``, unless
     ``user_pixels`` holds the user's own image (28 rows of 28 grey values in [0, 1],
-    light digit on dark, as :func:`ntkviz.core.digits.prepare_user_image` makes it;
+    light digit on dark, as :func:`ntkviz.core.deformations.digits.prepare_user_image` makes it;
     ``user_name`` is its file name, for the caption; its class is unknown).
 
-    Deformation τ (conventions of :mod:`ntkviz.core.deform`; fields summed):
+    Deformation τ (conventions of :mod:`ntkviz.core.deformations.deform`; fields summed):
     ``translate_x``/``translate_y`` px (+ right / + down), ``rotation_deg``
     (counter-clockwise), ``scale`` (zoom about the centre), ``shear`` (px per row),
     a smooth random field (``smooth_amplitude`` px, ``smooth_length`` px,
@@ -109,24 +109,24 @@ class DeformationParams(Deformation):
         return self.user_pixels is not None
 
     def deformation_values(self) -> dict:
-        """The fields of :class:`ntkviz.core.deform.Deformation`."""
+        """The fields of :class:`ntkviz.core.deformations.deform.Deformation`."""
         return {f.name: getattr(self, f.name) for f in fields(Deformation)}
 
     def deformation(self) -> Deformation:
-        """The deformation alone (a plain :class:`ntkviz.core.deform.Deformation`)."""
+        """The deformation alone (a plain :class:`ntkviz.core.deformations.deform.Deformation`)."""
         return Deformation(**self.deformation_values())
 
     def layer_specs(self) -> tuple[LayerSpec, ...]:
         """The architecture's layers (the preset's, or ``layers`` for custom)."""
         if self.preset == CUSTOM:
             return self.layers
-        from ntkviz.core.cntk import PRESETS
+        from ntkviz.core.conv.architecture import PRESETS
 
         return tuple(_spec(lay) for lay in PRESETS[self.preset].layers)
 
     def architecture(self):
-        """The :class:`ntkviz.core.cntk.Architecture` (loads the numeric core)."""
-        from ntkviz.core.cntk import Architecture, Layer
+        """The :class:`ntkviz.core.conv.architecture.Architecture` (loads the numeric core)."""
+        from ntkviz.core.conv.architecture import Architecture, Layer
 
         layers = tuple(Layer(*spec) for spec in self.layer_specs())
         extra = {"even_patch_offsets": self.even_patch_offsets} if offsets_supported() else {}
@@ -140,7 +140,7 @@ class DeformationParams(Deformation):
             name = self.user_name or "your image"
             return (np.array(self.user_pixels, dtype=np.float64), None,
                     f"{name} (class unknown)")
-        from ntkviz.core.digits import digit_image
+        from ntkviz.core.deformations.digits import digit_image
 
         return (digit_image(self.label, self.index), self.label,
                 f"MNIST digit: class {self.label}, #{self.index} of the bundled subset")
@@ -148,7 +148,7 @@ class DeformationParams(Deformation):
 
 def offsets_supported() -> bool:
     """Whether the kernels offer the even-patch offset convention (loads the numeric core)."""
-    from ntkviz.core.cntk import Architecture
+    from ntkviz.core.conv.architecture import Architecture
 
     return "even_patch_offsets" in {f.name for f in fields(Architecture)}
 
@@ -189,7 +189,7 @@ def _check_layers(layers) -> None:
 def _map_sizes(layers, side: int = _USER_SIDE) -> list[tuple[int, int]]:
     """``(input side, pooled side)`` per layer for a side × side image; refuses layers whose
     patch exceeds the map or whose pooling empties it (as
-    :meth:`ntkviz.core.cntk.Architecture.layer_sizes`)."""
+    :meth:`ntkviz.core.conv.architecture.Architecture.layer_sizes`)."""
     n, out = side, []
     for k, (npatch, sub, pooling, _, _, _) in enumerate(layers, 1):
         if npatch > n:
@@ -284,7 +284,7 @@ def _flatten_legacy(state):
                   d.get("kernel", "relu"), d.get("sigma", 1.0), d.get("poolfactor")]
                  if isinstance(d, dict) else d for d in layers]
         if out.get("preset") in limits.ARCH_PRESETS:
-            from ntkviz.core.cntk import PRESETS
+            from ntkviz.core.conv.architecture import PRESETS
 
             if [list(_spec(lay)) for lay in PRESETS[out["preset"]].layers] == \
                     [[*s[:4], float(s[4]) if isinstance(s[4], (int, float)) else s[4], s[5]]

@@ -129,7 +129,7 @@ class StabilityModel(ParamModel):
     def build_request(cls, params: StabilityParams):
         """The :class:`ntkviz.jobs.StabilityRequest` of ``params`` (``iterate()`` yields
         partial results; calling it returns the final ``SweepResult``)."""
-        from ntkviz.core.cntk import PRESETS
+        from ntkviz.core.conv.architecture import PRESETS
         from ntkviz.jobs import StabilityRequest
 
         return StabilityRequest(family=params.family, digits=params.digits,

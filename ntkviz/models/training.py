@@ -3,7 +3,7 @@
 One run, or two side by side (``compare``: the same teacher, data,
 initialisation and step size at a second output scale ``alpha2``), of a
 two-layer ReLU network trained by gradient descent at output scale α = τ²
-(Chizat, Oyallon & Bach 2019), see :mod:`ntkviz.core.dynamics`.
+(Chizat, Oyallon & Bach 2019), see :mod:`ntkviz.core.training.dynamics`.
 :class:`TrainingModel` turns them into a :class:`ntkviz.jobs.TrainRequest`.
 
 Display-only fields (no new computation): ``metrics`` (curves drawn on the
@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.core._train_config import METRICS, frame_steps
+from ntkviz.core.training._train_config import METRICS, frame_steps
 from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
 
 __all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS", "LR_RANGE"]
 
-#: metrics drawn by default (keys of :data:`ntkviz.core.dynamics.METRICS`)
+#: metrics drawn by default (keys of :data:`ntkviz.core.training.dynamics.METRICS`)
 DEFAULT_METRICS = ("train_loss", "test_loss", "relative_displacement", "gap", "kernel_drift",
                    "flip_share")
 #: step sizes offered (the core accepts any positive step up to 1e3; below 1e-6 nothing moves
@@ -138,7 +138,7 @@ class TrainingModel(ParamModel):
     def build_request(cls, params: TrainingParams):
         """The :class:`ntkviz.jobs.TrainRequest` of ``params``: calling it runs to the end;
         its ``iterate()`` yields cumulative responses (the GUI's cancellable job)."""
-        from ntkviz.core._train_config import TrainConfig
+        from ntkviz.core.training._train_config import TrainConfig
         from ntkviz.jobs import TrainRequest
 
         config = TrainConfig(alpha=params.alpha, width=params.width, samples=params.samples,

@@ -3,7 +3,7 @@
 numba's ``cache=True`` normally honours ``NUMBA_CACHE_DIR`` (ntkviz's ``_env`` sets it to
 ``$XDG_CACHE_HOME/ntkviz/numba-<version>-…`` with a temporary-folder fallback), but numba's
 own locators need the module's ``.py`` file on disk. A frozen app has none: PyInstaller
-stores byte code with *relative* file names (``ntkviz/core/arccos.py``), so numba 0.68
+stores byte code with *relative* file names (``ntkviz/core/kernels/arccos.py``), so numba 0.68
 
 * ignores ``NUMBA_CACHE_DIR`` and writes to ``~/.cache/numba/core_<sha1(cwd + name)>``,
   i.e. one cache per working directory, and

@@ -15,8 +15,9 @@ import numpy as np
 warnings.simplefilter("always")
 caught = []
 warnings.showwarning = lambda msg, *a, **k: caught.append(str(msg))
-from ntkviz.core.cntk import PRESETS, gram_matrix
-from ntkviz.core.digits import load_digits
+from ntkviz.core.conv.architecture import PRESETS
+from ntkviz.core.conv.gram import gram_matrix
+from ntkviz.core.deformations.digits import load_digits
 from ntkviz._env import safe_threading_layer
 x = load_digits()[0][:4].astype(np.float64) / 255.0
 out = []

@@ -27,6 +27,6 @@ def test_helpers_are_not_public_but_still_reachable():
 
 def test_import_is_lazy():
     code = ("import sys, ntkviz.core as c; assert 'numba' not in sys.modules; "
-            "c.kappa1; assert 'ntkviz.core.cntk' not in sys.modules; print('ok')")
+            "c.kappa1; assert 'ntkviz.core.conv' not in sys.modules; print('ok')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.stdout.strip() == "ok", proc.stderr[-300:]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntkviz.core.cntk import Architecture, Layer
-from ntkviz.core.digits import load_digits
+from ntkviz.core.conv.architecture import Architecture, Layer
+from ntkviz.core.deformations.digits import load_digits
 from ntkviz.dataset.classify import (classify_iter, cv_ridge, deform_images, krr_predict, krr_scores,
                                      median_bandwidth, parse_deform, pixel_gram)
 

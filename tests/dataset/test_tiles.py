@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntkviz.core.cntk import Architecture, Layer, gram_matrix
+from ntkviz.core.conv.architecture import Architecture, Layer
+from ntkviz.core.conv.gram import gram_matrix
 from ntkviz.dataset import GramRun, compute_gram, dask_client
 
 #: a cheap architecture on 8x8 images: one pair costs microseconds
@@ -19,7 +20,7 @@ def images():
 
 @pytest.fixture(scope="module")
 def reference(images):
-    """The whole-matrix engine of ntkviz.core.cntk (an independent code path)."""
+    """The whole-matrix engine of ntkviz.core.conv (an independent code path)."""
     a, b = images
     return {"ntk": gram_matrix(a, ARCH, "ntk"), "ckn": gram_matrix(a, ARCH, "ckn"),
             "cross": gram_matrix(a, ARCH, "ntk", images_b=b)}
@@ -163,3 +164,17 @@ def test_store_of_another_engine_is_refused(tmp_path, images, monkeypatch):
     monkeypatch.setattr(gram, "engine_fingerprint", lambda: "0" * 16)
     with pytest.raises(ValueError, match="another kernel engine"):
         GramRun(a, None, ARCH, ("ntk",), 4, {"ntk": path})
+
+
+def test_engine_fingerprint_follows_every_conv_engine_source(monkeypatch):
+    """A changed byte in any conv engine module changes the fingerprint; the test reference does not."""
+    from pathlib import Path
+
+    import ntkviz.dataset._gram as gram
+
+    base = gram.engine_fingerprint()
+    real = Path.read_bytes
+    for name, changes in (("_kernels.py", True), ("architecture.py", True), ("gram.py", True),
+                          ("_reference.py", False)):
+        monkeypatch.setattr(Path, "read_bytes", lambda self, name=name: real(self) + b"#" * (self.name == name))
+        assert (gram.engine_fingerprint() != base) is changes, name

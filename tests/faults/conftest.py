@@ -12,7 +12,7 @@ from faultlib import SENTINEL
 @pytest.fixture(scope="session")
 def files(tmp_path_factory) -> dict[str, Path]:
     """Input files, good and bad, shared by the cases (read-only use)."""
-    from ntkviz.core.digits import load_digits
+    from ntkviz.core.deformations.digits import load_digits
 
     d = tmp_path_factory.mktemp("fault-inputs")
     images = load_digits()[0][[0, 100]].astype(np.float64) / 255.0  # a 0 and a 1

@@ -13,7 +13,7 @@ import pytest
 
 def test_gram_matrix_with_a_dict_architecture():
     """13.15: ``gram_matrix(arch=dict)`` says what is wrong (not AttributeError)."""
-    from ntkviz.core.cntk import gram_matrix
+    from ntkviz.core.conv.gram import gram_matrix
 
     images = np.zeros((2, 12, 12))
     with pytest.raises((ValueError, TypeError), match="arch"):
@@ -38,8 +38,9 @@ def test_slow_spectrum_within_gui_ranges(tmp_path):
 CONCURRENT = """
 import threading
 import numpy as np
-from ntkviz.core.cntk import PRESETS, gram_matrix
-from ntkviz.core.digits import load_digits
+from ntkviz.core.conv.architecture import PRESETS
+from ntkviz.core.conv.gram import gram_matrix
+from ntkviz.core.deformations.digits import load_digits
 x = load_digits()[0][:6].astype(np.float64) / 255.0
 out = []
 threads = [threading.Thread(target=lambda: out.append(gram_matrix(x, PRESETS["M3"], "ntk"))) for _ in range(3)]

@@ -62,7 +62,7 @@ def test_spectrum_multiplicities_are_numbers(tmp_path, capsys):
 def test_no_trusted_false_zero(name, depth, bias):
     """13.1: at p = 1000 the eigenvalues fall below the float64 range; a 0.0 (or subnormal)
     that is not an exact zero must not be flagged trustworthy."""
-    from ntkviz.core.dotkernel import KernelSpec
+    from ntkviz.core.kernels.dotkernel import KernelSpec
     from ntkviz.jobs import SpectrumTableRequest
 
     sp = SpectrumTableRequest(KernelSpec(name, depth, bias), 1000, 400)().spectrum

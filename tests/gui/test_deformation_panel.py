@@ -8,9 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from ntkviz.core.cntk import PRESETS, Layer, image_norms, rel_distances
-from ntkviz.core.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
-from ntkviz.core.digits import digit_image
+from ntkviz.core.conv.architecture import PRESETS, Layer
+from ntkviz.core.conv.gram import image_norms, rel_distances
+from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
+from ntkviz.core.deformations.digits import digit_image
 
 TIMEOUT = 60000
 

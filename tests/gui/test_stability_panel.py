@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from ntkviz.core.cntk import PRESETS
-from ntkviz.core.digits import load_digits
+from ntkviz.core.conv.architecture import PRESETS
+from ntkviz.core.deformations.digits import load_digits
 
 TIMEOUT = 120000
 SMALL = {"family": "smooth", "digits": [0, 100], "amplitude_min": 0.05, "amplitude_max": 1.0,
@@ -42,7 +42,7 @@ def assert_same_table(got, want):
 
 def core_sweep(state):
     """The same sweep straight from the core (independent of the jobs layer)."""
-    from ntkviz.core.stability import stability_sweep
+    from ntkviz.core.deformations.stability import stability_sweep
 
     images, labels = load_digits()
     idx = state["digits"]

@@ -32,7 +32,7 @@ def test_range_ends_are_kept_exactly_and_beyond_is_refused(field, bounds):
 
 
 def test_values_outside_any_slider_reach_the_request_exactly():
-    from ntkviz.core.deform import Deformation
+    from ntkviz.core.deformations.deform import Deformation
 
     state = {"label": 1, "rotation_deg": 90.0, "translate_x": 100.0, "scale": 3.0, "shear": 5.0,
              "smooth_amplitude": 0.12345}
@@ -65,7 +65,7 @@ def test_custom_layers_are_checked_on_the_28_pixel_digit():
     with pytest.raises(ValueError, match="layers must be empty unless preset is 'custom'"):
         DeformationParams(layers=((3, 2, "gaussian", "relu", 1.0, None),))
     p = DeformationParams()  # M1: sizes as the core computes them
-    from ntkviz.core.cntk import PRESETS
+    from ntkviz.core.conv.architecture import PRESETS
 
     want = [(a[0], c[0]) for a, _, c in PRESETS["M1"].layer_sizes(28, 28)]
     assert map_sizes(p) == want
@@ -109,7 +109,7 @@ def test_even_patch_offsets_field():
 
 
 def test_request_digit_is_the_bundled_one():
-    from ntkviz.core.digits import digit_image
+    from ntkviz.core.deformations.digits import digit_image
 
     req = DeformationModel.build_request(DeformationModel.parse({"label": 6, "index": 9}))
     np.testing.assert_array_equal(req.image, digit_image(6, 9))

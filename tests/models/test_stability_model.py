@@ -40,7 +40,7 @@ def test_digit_with_another_same_label_reference_is_accepted():
 
 
 def test_request_carries_exactly_the_parameters():
-    from ntkviz.core.cntk import PRESETS
+    from ntkviz.core.conv.architecture import PRESETS
 
     p = StabilityModel.parse({"family": "rotation", **family_defaults("rotation"),
                               "digits": [5, 205], "seeds": 3, "first_seed": 10,

@@ -3,15 +3,15 @@
 The full 4-D tensor recursion written directly:
 input Gram tensor by ``einsum``, patch sums by shifting the whole tensor,
 the non-linearity elementwise, pooling by ``einsum`` with the dense 1-D
-pooling matrices. Conventions as :mod:`ntkviz.core.cntk` (reference HEAD; the
-patch offsets of :func:`ntkviz.core.cntk.patch_offsets`; cosines clipped to
+pooling matrices. Conventions as :mod:`ntkviz.core.conv` (reference HEAD; the
+patch offsets of :func:`ntkviz.core.conv.architecture.patch_offsets`; cosines clipped to
 [-1, 1]). Memory is O((H W)^2) per tensor: keep images small.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ntkviz.core.cntk import Architecture, patch_offsets, pooling_matrix
+from ntkviz.core.conv.architecture import Architecture, patch_offsets, pooling_matrix
 
 
 def _shift_sum(G: np.ndarray, offsets, nu: float) -> np.ndarray:

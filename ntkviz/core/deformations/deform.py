@@ -212,7 +212,7 @@ def warp(image, tau) -> np.ndarray:
     ``image`` is (H, W) or (H, W, C); ``tau`` (2, H, W) in px (down, right).
     Content moves along ``tau`` (``tau = (0, 1)`` shifts it one pixel right).
     """
-    from ntkviz.core.digits import validate_image
+    from ntkviz.core._validate import validate_image
 
     img = validate_image(image)
     h, w = img.shape[:2]
@@ -244,7 +244,7 @@ def deform_image(image, d: Deformation) -> tuple[np.ndarray, np.ndarray]:
 
     The zero deformation returns an exact copy of the image.
     """
-    from ntkviz.core.digits import validate_image
+    from ntkviz.core._validate import validate_image
 
     d = d.validated()
     img = validate_image(image)

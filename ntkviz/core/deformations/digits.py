@@ -16,15 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ntkviz.core._validate import check_int
+from ntkviz.core._validate import MAX_CHANNELS, check_image_values, check_int, validate_image, validate_images
 
-__all__ = ["load_digits", "digit_image", "digit_indices", "validate_image", "validate_images",
-           "load_image_file", "load_user_image", "prepare_user_image", "MAX_IMAGE_SIDE",
+__all__ = ["load_digits", "digit_image", "digit_indices",
+           "load_image_file", "load_user_image", "prepare_user_image",
            "MAX_USER_PIXELS", "DIGIT_SIZE", "USER_IMAGE_SUFFIXES"]
 
-#: the largest accepted image side (pixels); the exact kernels cost O((H W)^2)
-MAX_IMAGE_SIDE = 256
-MAX_CHANNELS = 16
 #: side of the digits the deformation editor works on (bundled MNIST; user images are resampled)
 DIGIT_SIZE = 28
 #: the largest user image (pixels in all) :func:`prepare_user_image` downsamples
@@ -62,52 +59,6 @@ def digit_image(label: int, index: int) -> np.ndarray:
     idx = digit_indices(label)
     index = check_int("index", index, 0, len(idx) - 1)
     return _bundled()[0][idx[index]].astype(np.float64) / 255.0
-
-
-def _check_values(arr, name: str) -> np.ndarray:
-    arr = np.asarray(arr)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-                                   or arr.dtype == np.bool_):
-        raise ValueError(f"{name} must hold real numbers (integer or float dtype), got dtype {arr.dtype}")
-    out = np.asarray(arr, dtype=np.float64)
-    if out.size and not np.all(np.isfinite(out)):
-        bad = int(np.count_nonzero(~np.isfinite(out)))
-        raise ValueError(f"{name} contains {bad} NaN or infinite value(s); images must be finite")
-    return out
-
-
-def _check_dims(shape, name: str) -> None:
-    h, w = shape[0], shape[1]
-    if len(shape) == 3 and not 1 <= shape[2] <= MAX_CHANNELS:
-        raise ValueError(f"{name} has shape {tuple(shape)}: read as (H, W, C) its last axis would be "
-                         f"{shape[2]} channels, allowed 1..{MAX_CHANNELS}; give one image as (H, W) "
-                         "or (H, W, C)")
-    if not (1 <= h <= MAX_IMAGE_SIDE and 1 <= w <= MAX_IMAGE_SIDE):
-        raise ValueError(f"{name} is {w}×{h} pixels (width×height); each side must be 1..{MAX_IMAGE_SIDE}")
-
-
-def validate_image(arr, name: str = "image") -> np.ndarray:
-    """Return a float64 copy of a (H, W) or (H, W, C) image, values as given.
-
-    Raises ``ValueError`` naming ``name`` for a wrong number of dimensions,
-    sizes outside 1..256 (channels 1..16), a non-numeric dtype, or NaN/inf.
-    """
-    a = np.asarray(arr)
-    if a.ndim not in (2, 3):
-        raise ValueError(f"{name} must have shape (H, W) or (H, W, C), got shape {a.shape}")
-    _check_dims(a.shape, name)
-    return np.array(_check_values(a, name), dtype=np.float64, copy=True)
-
-
-def validate_images(arr, name: str = "images") -> np.ndarray:
-    """Return a float64 stack (N, H, W) or (N, H, W, C) (N >= 1); errors as :func:`validate_image`."""
-    a = np.asarray(arr)
-    if a.ndim not in (3, 4):
-        raise ValueError(f"{name} must have shape (N, H, W) or (N, H, W, C), got shape {a.shape}")
-    if a.shape[0] < 1:
-        raise ValueError(f"{name} must contain at least one image, got shape {a.shape}")
-    _check_dims(a.shape[1:], f"each of {name}")
-    return np.array(_check_values(a, name), dtype=np.float64, copy=True)
 
 
 def load_image_file(path, stack: bool = False) -> np.ndarray:
@@ -220,7 +171,7 @@ def prepare_user_image(arr, name: str = "image", size: int = DIGIT_SIZE,
     if h * w > MAX_USER_PIXELS:
         raise ValueError(f"{name}: {_size(h, w)} pixels is too large; at most "
                          f"{MAX_USER_PIXELS:,} pixels in all (e.g. 8000×5000)")
-    img = _check_values(a, f"{name}: the image")
+    img = check_image_values(a, f"{name}: the image")
     notes = []
     if img.ndim == 3:
         img = img.mean(axis=2) if img.shape[2] > 1 else img[..., 0]
@@ -232,7 +183,7 @@ def prepare_user_image(arr, name: str = "image", size: int = DIGIT_SIZE,
         img = img / 255.0 if img.max() <= 255.0 else img / img.max()
         notes.append("rescaled to [0, 1]")
     if alpha is not None:
-        opacity = np.clip(_check_values(alpha, f"{name}: the alpha channel"), 0.0, 1.0)
+        opacity = np.clip(check_image_values(alpha, f"{name}: the alpha channel"), 0.0, 1.0)
         if opacity.shape != img.shape:
             raise ValueError(f"{name}: alpha has shape {opacity.shape}, the image {img.shape}")
         if opacity.min() < 1.0:

@@ -28,8 +28,9 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.cntk import Architecture, _as_stack, _Batch
-from ntkviz.core.deform import Deformation, deform_image
+from ntkviz.core.conv.architecture import Architecture
+from ntkviz.core.conv.gram import ImageBatch, image_stack
+from ntkviz.core.deformations.deform import Deformation, deform_image
 
 __all__ = ["FAMILIES", "SweepResult", "SweepProgress", "family_deformation", "stability_sweep",
            "fit_loglog_slope", "SMOOTH_LENGTH"]
@@ -136,7 +137,7 @@ def _rel(kxx, kyy, kxy):
                         np.where(d2 == 0, 0.0, np.inf))
 
 
-def _level(batch: _Batch, n: int, ref0: int, labels, ref_labels, same: bool) -> tuple[float, float]:
+def _level(batch: ImageBatch, n: int, ref0: int, labels, ref_labels, same: bool) -> tuple[float, float]:
     """Mean relative distance of digits 0..n-1 to the references (from index ref0), same label or any."""
     pairs = [(d, ref0 + r) for d in range(n) for r in range(len(ref_labels))
              if (not same or labels[d] == ref_labels[r])
@@ -169,11 +170,11 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
 
     Stop iterating to cancel; the last item has ``result.complete = True``.
     """
-    from ntkviz.core.deform import jacobian_sup_norm, tau_sup_norm
+    from ntkviz.core.deformations.deform import jacobian_sup_norm, tau_sup_norm
 
     arch = arch.validated()
     check_choice("family", family, FAMILIES)
-    X = _as_stack(images, "images")
+    X = image_stack(images, "images")
     labels = np.asarray(labels).ravel()
     if labels.shape[0] != X.shape[0]:
         raise ValueError(f"labels must have one entry per image ({X.shape[0]}), got {labels.shape[0]}")
@@ -188,7 +189,7 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     if reference_images is None:
         R, ref_labels = X, labels
     else:
-        R = _as_stack(reference_images, "reference_images")
+        R = image_stack(reference_images, "reference_images")
         ref_labels = np.asarray(reference_labels).ravel()
         if R.shape[1:] != X.shape[1:] or ref_labels.shape[0] != R.shape[0]:
             raise ValueError("reference_images must match the images' shape and have one label each")
@@ -224,7 +225,7 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
                 deformed[k * n_def + d * n_seed + si] = y
                 tau_sup[k, d * n_seed + si] = tau_sup_norm(tau)
                 jac_sup[k, d * n_seed + si] = jacobian_sup_norm(tau)
-    batch = _Batch(np.concatenate([X, deformed, R]), arch, ntk)
+    batch = ImageBatch(np.concatenate([X, deformed, R]), arch, ntk)
     total = n + n_amp * 2 * n_def + n_ref + n * n_ref
     batch.self_chunk(0, n)
     done = n

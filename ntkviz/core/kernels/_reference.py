@@ -13,7 +13,7 @@ import math
 import numpy as np
 from scipy.special import roots_hermitenorm
 
-from ntkviz.core.activations import activation_functions, second_derivative
+from ntkviz.core.kernels.activations import activation_functions, second_derivative
 
 
 def kappa0_ref(u):

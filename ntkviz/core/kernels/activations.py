@@ -41,9 +41,9 @@ from numba import njit
 from scipy import special
 
 from ntkviz import limits as _limits
-from ntkviz.core._series import hermite_coefficients, mehler_layer
+from ntkviz.core.spectra._series import hermite_coefficients, mehler_layer
 from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
-from ntkviz.core.arccos import relu_duals
+from ntkviz.core.kernels.arccos import relu_duals
 
 __all__ = ["ACTIVATIONS", "activation_functions", "activation_normalisation", "second_derivative",
            "dual_kernel", "DualTables", "dual_tables"]
@@ -130,7 +130,7 @@ _FUNCTIONS: dict[str, tuple[Callable, Callable, Callable, int]] = {
 
 def _hermite_coefficients(name: str, q: float) -> tuple[np.ndarray, float]:
     """a_n = E[σ(√q z) h_n(z)], n < N_TERMS, and E[σ(√q z)²] (one quadrature rule for the
-    whole package: :func:`ntkviz.core._series.hermite_coefficients`, ~2e-16 absolute)."""
+    whole package: :func:`ntkviz.core.spectra._series.hermite_coefficients`, ~2e-16 absolute)."""
     return hermite_coefficients(_FUNCTIONS[name][0], q, N_TERMS)
 
 
@@ -234,7 +234,7 @@ class DualTables:
 
 @lru_cache(maxsize=256)
 def dual_tables(activation: str, depth: int, bias: float = 0.0) -> DualTables:
-    """Tables for :func:`ntkviz.core.deep.deep_kernel` (cached per arguments)."""
+    """Tables for :func:`ntkviz.core.kernels.deep.deep_kernel` (cached per arguments)."""
     check_choice("activation", activation, ACTIVATIONS)
     depth = check_int("depth", depth, 1, 50)
     bias = check_float("bias", bias, 0.0)

@@ -17,10 +17,10 @@ obtained from whichever of 1 − u, 1 + u is small (θ = 2 asin √((1−u)/2)),
 = φ³/3 − φ⁵/30 + …, evaluated by its series for φ < 1 (the direct formula loses
 all relative accuracy there, e.g. κ1(−0.999999) = 3.0e−10); 1 − κ1 near u = 1
 is (δφ + θ − sin θ)/π with δ = 1 − u, again with a series for θ − sin θ. The
-same helpers serve the deep recursion (:mod:`ntkviz.core.deep`), which carries
+same helpers serve the deep recursion (:mod:`ntkviz.core.kernels.deep`), which carries
 δ = 1 − ρ alongside every layer's cosine ρ.
 
-Front ends (:func:`kappa0`, …) take any shape (scalars give floats), clip
+Front ends (:func:`kappa0`, …, :func:`arccos_with_deriv`) take any shape (scalars give floats), clip
 rounding error outside [-1, 1] (``check_cosines``) and reject NaN or values
 further out. The compiled kernels (``*_kernel``) take 1-D float64 arrays.
 """
@@ -31,11 +31,11 @@ import math
 import numpy as np
 from numba import njit
 
-from ntkviz.core._validate import check_cosines
+from ntkviz.core._validate import check_choice, check_cosines
 
 __all__ = [
     "kappa0", "kappa1", "kappa_ntk",
-    "kappa0_deriv", "kappa1_deriv", "kappa_ntk_deriv",
+    "arccos_with_deriv", "ARCCOS_FORMS",
     "arccos_kernel",
 ]
 
@@ -167,7 +167,17 @@ def shaped(shape: tuple, *arrays: np.ndarray):
     return tuple(a.reshape(shape) for a in arrays)
 
 
-def _evaluate(u, which: int):
+#: the closed forms, in the order of :func:`arccos_kernel`'s ``which``
+ARCCOS_FORMS = ("kappa0", "kappa1", "kappa_ntk")
+
+
+def arccos_with_deriv(name: str, u):
+    """``(κ(u), κ'(u))`` of the closed form ``name`` (one of :data:`ARCCOS_FORMS`), any shape.
+
+    κ0'(u) = 1/(π√(1−u²)) (+inf at ±1); κ1'(u) = κ0(u) (finite: 0 at −1, 1 at +1);
+    the NTK's κ'(u) = 2κ0(u) + u κ0'(u) (−inf at −1, +inf at +1).
+    """
+    which = ARCCOS_FORMS.index(check_choice("arc-cosine kernel", name, ARCCOS_FORMS))
     flat, shape = flat_cosines(u)
     value = np.empty_like(flat)
     deriv = np.empty_like(flat)
@@ -177,29 +187,14 @@ def _evaluate(u, which: int):
 
 def kappa0(u):
     """κ0(u) = (π − arccos u)/π, the degree-0 arc-cosine kernel (step features)."""
-    return _evaluate(u, 0)[0]
+    return arccos_with_deriv("kappa0", u)[0]
 
 
 def kappa1(u):
     """κ1(u) = (√(1−u²) + u(π − arccos u))/π, the degree-1 arc-cosine kernel (ReLU features)."""
-    return _evaluate(u, 1)[0]
+    return arccos_with_deriv("kappa1", u)[0]
 
 
 def kappa_ntk(u):
     """κ(u) = u κ0(u) + κ1(u), the two-layer ReLU NTK on the sphere (κ(1) = 2, paper eq. (5))."""
-    return _evaluate(u, 2)[0]
-
-
-def kappa0_deriv(u):
-    """κ0'(u) = 1/(π√(1−u²)); +inf at u = ±1."""
-    return _evaluate(u, 0)[1]
-
-
-def kappa1_deriv(u):
-    """κ1'(u) = κ0(u) (finite: 0 at −1, 1 at +1)."""
-    return _evaluate(u, 1)[1]
-
-
-def kappa_ntk_deriv(u):
-    """κ'(u) = 2κ0(u) + u κ0'(u); −inf at u = −1, +inf at u = +1."""
-    return _evaluate(u, 2)[1]
+    return arccos_with_deriv("kappa_ntk", u)[0]

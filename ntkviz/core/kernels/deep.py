@@ -3,7 +3,7 @@
 Recursion (Bietti & Mairal 2019 eqs. (6)-(7) and Lemma 1 for
 ReLU without bias; Jacot et al. 2018 for the general dual-activation form).
 L is the number of weight layers (L − 1 hidden layers), β >= 0 the bias
-variance, k̂ the activation's dual maps (:mod:`ntkviz.core.activations`):
+variance, k̂ the activation's dual maps (:mod:`ntkviz.core.kernels.activations`):
 
     Σ_0 = u + β,  q_0 = 1 + β,  Θ_0 = Σ_0,
     Σ_k = k̂(Σ_{k−1}; q_{k−1}) + β,  q_k = k̂(q_{k−1}; q_{k−1}) + β,
@@ -32,8 +32,8 @@ from numba import njit
 
 from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.activations import ACTIVATIONS, dual_map, dual_tables
-from ntkviz.core.arccos import flat_cosines, shaped
+from ntkviz.core.kernels.activations import ACTIVATIONS, dual_map, dual_tables
+from ntkviz.core.kernels.arccos import flat_cosines, shaped
 
 __all__ = ["deep_kernel", "deep_ntk", "deep_nngp", "MAX_DEPTH"]
 
@@ -62,7 +62,7 @@ def deep_recursion(u, beta, depth, ntk, kind, c, q, coef, ncoef, value, deriv):
     """Fill ``value``/``deriv`` (1-D) with NTK_L (ntk=True) or NNGP_L and d/du.
 
     ``u`` is a 1-D float64 array clipped to [-1, 1]; ``q, coef, ncoef`` come
-    from :func:`ntkviz.core.activations.dual_tables`.
+    from :func:`ntkviz.core.kernels.activations.dual_tables`.
     """
     # layer-outer loop: the points are independent, which lets the CPU overlap them
     n = u.shape[0]
@@ -119,7 +119,7 @@ def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,
     bias : float
         Bias variance β >= 0 added at every layer.
     activation : str
-        One of :data:`ntkviz.core.activations.ACTIVATIONS`.
+        One of :data:`ntkviz.core.kernels.activations.ACTIVATIONS`.
     normalize : bool
         Divide value and derivative by the kernel's value at u = 1.
 

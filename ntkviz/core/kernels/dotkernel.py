@@ -10,7 +10,7 @@ c = 2), so the deep ReLU NTK has NTK_L(1) = L and NNGP_L(1) = 1;
   depth 2, bias 0, relu only);
 * ``ntk`` NTK_L and ``nngp`` NNGP_L of an L-layer fully-connected network
   (depth 2..50, any activation, bias variance β >= 0), by the recursion of
-  :mod:`ntkviz.core.deep`. ``ntk`` at depth 2 with relu is κ = uκ0 + κ1.
+  :mod:`ntkviz.core.kernels.deep`. ``ntk`` at depth 2 with relu is κ = uκ0 + κ1.
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ import numpy as np
 
 from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.activations import ACTIVATIONS
-from ntkviz.core.arccos import arccos_kernel, flat_cosines
-from ntkviz.core.deep import MAX_DEPTH, deep_kernel
+from ntkviz.core.kernels.activations import ACTIVATIONS
+from ntkviz.core.kernels.arccos import arccos_kernel, flat_cosines
+from ntkviz.core.kernels.deep import MAX_DEPTH, deep_kernel
 
 __all__ = ["KernelSpec", "KERNEL_NAMES", "ACTIVATIONS", "evaluate_kernel", "kernel_at_one",
            "MAX_BIAS"]

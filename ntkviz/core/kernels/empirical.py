@@ -16,7 +16,7 @@ biases, by explicit backpropagation g^k = ∂f/∂h^k:
 
 and its empirical NNGP is the last-layer term (c/m)⟨σ(h^{L−1}), σ(h'^{L−1})⟩ + β
 (the kernel of training the output layer only). As m → ∞ they tend to the
-closed forms of :mod:`ntkviz.core.deep` with fluctuations of order 1/√m; this
+closed forms of :mod:`ntkviz.core.kernels.deep` with fluctuations of order 1/√m; this
 module never calls them. Inputs: x = e1 and x' = u e1 + √(1−u²) e2 on the unit
 sphere of R^dim. By rotation invariance of Gaussian weights only two input
 coordinates matter, so ``dim`` does not change the distribution (nor the
@@ -41,7 +41,7 @@ W = (WQ)Qᵀ + W(I − QQᵀ) where WQ is an m×r Gaussian matrix and the second
 part is independent of it and enters only the backward pass, through
 G·W(I − QQᵀ), whose rows are Gaussian with covariance GGᵀ (sampled as R_Gᵀ Ξ,
 R_G from a QR or Cholesky factor of Gᵀ). This is exact in distribution;
-``_reference_kernels.empirical_reference`` draws every W explicitly instead.
+``ntkviz.core.kernels._reference.empirical_reference`` draws every W explicitly instead.
 """
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ from numba import njit
 
 from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.activations import ACTIVATIONS, activation_functions
-from ntkviz.core.arccos import flat_cosines
+from ntkviz.core.kernels.activations import ACTIVATIONS, activation_functions
+from ntkviz.core.kernels.arccos import flat_cosines
 
 __all__ = ["EmpiricalKernels", "empirical_kernels", "MAX_WIDTH", "COUPLINGS"]
 
@@ -311,7 +311,7 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
     dim : int
         Input dimension p >= 2 (does not change the distribution, see module doc).
     activation : str
-        One of :data:`ntkviz.core.activations.ACTIVATIONS`, with its c_σ. For
+        One of :data:`ntkviz.core.kernels.activations.ACTIVATIONS`, with its c_σ. For
         ``step`` σ' = 0 almost everywhere, so only the last-layer term survives.
     bias : float
         Bias variance β >= 0 (biases √β·N(0, 1) in every layer).

@@ -20,8 +20,8 @@ def uniform_sphere(rng: np.random.Generator, count: int, dim: int) -> np.ndarray
 
 
 def gram(spec, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``κ(⟨a_i, b_j⟩)`` via :func:`ntkviz.core.dotkernel.evaluate_kernel`."""
-    from ntkviz.core.dotkernel import evaluate_kernel
+    """``κ(⟨a_i, b_j⟩)`` via :func:`ntkviz.core.kernels.dotkernel.evaluate_kernel`."""
+    from ntkviz.core.kernels.dotkernel import evaluate_kernel
 
     cosines = a @ b.T
     np.clip(cosines, -1.0, 1.0, out=cosines)

@@ -88,7 +88,7 @@ def gp_samples_on_circle(spec, count: int, points: int, seed: int) -> tuple[np.n
 
     The covariance ``κ(cos(θ_i - θ_j))`` is circulant: its eigenvalues are the DFT of
     the first row (negative rounding residue clipped to 0), sampled exactly by FFT."""
-    from ntkviz.core.dotkernel import evaluate_kernel
+    from ntkviz.core.kernels.dotkernel import evaluate_kernel
 
     theta = 2.0 * np.pi * np.arange(points) / points
     row = evaluate_kernel(spec, np.cos(theta))[0]

@@ -123,7 +123,7 @@ class LearningTheory:
 
 
 def spectrum_weights(spectrum, log10_multiplicity=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(w_k = N μ_k, μ_k)`` from a :class:`~ntkviz.core.mercer.Spectrum`, computed from the
+    """``(w_k = N μ_k, μ_k)`` from a :class:`~ntkviz.core.spectra.mercer.Spectrum`, computed from the
     logs (no inf·0 when N overflows or μ_k underflows)."""
     lg = np.asarray(spectrum.log10_mu, dtype=np.float64)
     ln = spectrum.log10_multiplicity if log10_multiplicity is None else log10_multiplicity

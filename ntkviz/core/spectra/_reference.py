@@ -1,4 +1,4 @@
-"""Slow, obvious references for :mod:`ntkviz.core.mercer` (used by the tests only).
+"""Slow, obvious references for :mod:`ntkviz.core.spectra.mercer` (used by the tests only).
 
 * :func:`theta_quadrature` — plain NumPy Gauss–Legendre in ``θ`` of the Funk–Hecke
   integral, ``P_k`` by the three-term recurrence, any kernel given as a callable.

@@ -6,7 +6,7 @@ The variable ``t`` is either the cosine ``u`` (expansion at ``u = 0``, used for
 the Taylor coefficients ``b_n`` of a dot-product kernel) or ``h = sqrt(1 - u)``
 / ``h = sqrt(1 + u)`` (Puiseux expansions at the singular end points).
 
-Three families of closed forms feed :mod:`ntkviz.core.mercer`, all for the
+Three families of closed forms feed :mod:`ntkviz.core.spectra.mercer`, all for the
 Funk–Hecke integral with the uniform probability measure on ``S^{p-1}``,
 ``μ_k[f] = ω ∫_{-1}^{1} f(t) P_k(t) (1 - t²)^{(p-3)/2} dt``,
 ``ω = Γ(p/2) / (√π Γ((p-1)/2))``:
@@ -295,7 +295,7 @@ def dual_recursion(u_series: np.ndarray, depth: int, bias: float, activation: st
     * erf: ``k̂ = c (2/π) asin(x)``, ``k̂' = c (2/π) (2/(1+2q)) (1 - x²)^{-1/2}``,
       ``x = 2s/(1+2q)``, ``c = ERF_NORMALISATION`` (Williams 1997);
     * any other activation: ``hermite = (q, coef, ncoef)`` per layer (Mehler's formula,
-      :func:`ntkviz.core.activations.dual_tables`): ``k̂ = Σ_n coef[l, n] ρ^n``,
+      :func:`ntkviz.core.kernels.activations.dual_tables`): ``k̂ = Σ_n coef[l, n] ρ^n``,
       ``k̂' = Σ_n n coef[l, n] ρ^{n-1} / q_l``, ρ = s/q_l.
     """
     sigma = u_series.copy()

@@ -8,7 +8,7 @@ Conventions (Bietti & Mairal 2019, App. C):
   Γ(p/2)/(√π Γ((p-1)/2))`` (Funk–Hecke, eq. 20–22), is the eigenvalue of **each** of the
   ``N(p, k)`` degree-``k`` spherical harmonics, so
   ``κ(<x, y>) = Σ_k μ_k N(p, k) P_k(<x, y>)`` and ``Σ_k N(p, k) μ_k = κ(1)``.
-* Kernels follow :class:`ntkviz.core.dotkernel.KernelSpec`: NTK
+* Kernels follow :class:`ntkviz.core.kernels.dotkernel.KernelSpec`: NTK
   parameterisation with the ReLU factor 2, ``NTK_L(1) = L`` unless ``normalize``.
 
 Methods (``Spectrum.method``):
@@ -36,7 +36,7 @@ Methods (``Spectrum.method``):
     closed disk and tanh/GELU/softplus/sigmoid duals are Mehler series
     ``Σ_n c_σ a_n² ρ^n``, ``a_n = E[σ(√q z) h_n(z)]`` (400 terms, computed here by a
     composite Gauss–Legendre rule to ~2e-16 absolute, σ and c_σ from
-    :func:`ntkviz.core.activations.activation_functions`), composed as series: the same
+    :func:`ntkviz.core.kernels.activations.activation_functions`), composed as series: the same
     positive sum applies, limited by the accuracy of the ``a_n``, which the error
     estimate carries.
 ``quadrature``
@@ -68,10 +68,10 @@ from numba import njit
 from scipy.special import roots_legendre
 
 from ntkviz import limits as _limits
-from ntkviz.core import _series
+from ntkviz.core.spectra import _series
 from ntkviz.core._validate import check_int
-from ntkviz.core.activations import activation_functions
-from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+from ntkviz.core.kernels.activations import activation_functions
+from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
 
 __all__ = [
     "multiplicity",
@@ -210,7 +210,7 @@ class Spectrum:
         """Degrees consistent with the sum rule Σ_k N(p, k) μ_k = κ(1), whose terms are all
         >= 0: N(p, k) μ_k <= κ(1) (compared in log10, to 1e-6). A value breaking it is wrong
         whatever its error estimate says, and is never trusted."""
-        from ntkviz.core.dotkernel import kernel_at_one
+        from ntkviz.core.kernels.dotkernel import kernel_at_one
 
         at_one = float(kernel_at_one(self.spec))
         if not (math.isfinite(at_one) and at_one > 0.0):

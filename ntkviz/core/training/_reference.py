@@ -1,8 +1,8 @@
-"""Slow, obvious NumPy references for :mod:`ntkviz.core.dynamics` (tests only).
+"""Slow, obvious NumPy references for :mod:`ntkviz.core.training.dynamics` (tests only).
 
 Plain loops over neurons and inputs, explicit Jacobians, no numba and no clever
 algebra, so that the tests compare two independent routes. Conventions are those
-of :mod:`ntkviz.core.dynamics` (student f = s Σ a_j σ(b_j·x), objective
+of :mod:`ntkviz.core.training.dynamics` (student f = s Σ a_j σ(b_j·x), objective
 F_α = α^{-2}(1/2n)Σ(α(f − f0) − y)², linearisation at w0).
 """
 from __future__ import annotations

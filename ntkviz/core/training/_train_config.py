@@ -2,7 +2,7 @@
 
 :class:`TrainConfig`, the metric names and the frame timeline live here so the
 parameter model (:mod:`ntkviz.models.training`) and the command line can check a
-request without loading the numba kernels of :mod:`ntkviz.core.dynamics`, which
+request without loading the numba kernels of :mod:`ntkviz.core.training.dynamics`, which
 re-exports every name.
 """
 from __future__ import annotations

@@ -86,13 +86,7 @@ from typing import Callable, Iterator
 import numpy as np
 from numba import njit
 
-from ntkviz.core._train_config import (
-    INITS,
-    METRICS,
-    TrainConfig,
-    alpha_from_tau,
-    tau_from_alpha,
-)
+from ntkviz.core.training._train_config import INITS, METRICS, TrainConfig, alpha_from_tau, tau_from_alpha
 
 __all__ = [
     "TrainConfig",
@@ -170,19 +164,16 @@ def _net_gradient(a, Z, X, r, coef, ga, gB):
 
 
 @njit(nogil=True, cache=True)
-def _linear_from_features(a0, Z0, X, da, dB, scale, out):
-    """out[i] = s Σ_j [da_j σ(z0_ji) + a0_j 1{z0_ji > 0} dB_j · x_i] (= Dh(w0)·(w − w0))."""
+def _linear_from_features(a0, Z0, DZ, da, scale, out):
+    """out[i] = s Σ_j [da_j σ(z0_ji) + a0_j 1{z0_ji > 0} dz_ji] (= Dh(w0)·(w − w0)), where
+    ``DZ[j, i] = dB_j · x_i`` (:func:`_preactivations` of ``dB``)."""
     m = a0.shape[0]
-    n, d = X.shape
-    for i in range(n):
+    for i in range(Z0.shape[1]):
         acc = 0.0
         for j in range(m):
             z = Z0[j, i]
             if z > 0.0:
-                dot = 0.0
-                for k in range(d):
-                    dot += dB[j, k] * X[i, k]
-                acc += da[j] * z + a0[j] * dot
+                acc += da[j] * z + a0[j] * DZ[j, i]
         out[i] = scale * acc
 
 
@@ -196,6 +187,7 @@ def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_lim
     m, d = B.shape
     n = X.shape[0]
     Z = np.empty((m, n))
+    DZ = np.empty_like(Z)  # dB_j · x_i, for the linearisation
     h = np.empty(n)
     r = np.empty(n)
     hl = np.empty(n)
@@ -206,7 +198,8 @@ def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_lim
     for step in range(nsteps):
         _preactivations(B, X, Z)
         _net_from_preactivations(a, Z, scale, h)
-        _linear_from_features(a0, Z0, X, da, dB, scale, hl)
+        _preactivations(dB, X, DZ)
+        _linear_from_features(a0, Z0, DZ, da, scale, hl)
         loss = 0.0
         loss_lin = 0.0
         for i in range(n):
@@ -287,9 +280,11 @@ def linearized_output(a0, B0, da, dB, X, scale: float = 1.0) -> np.ndarray:
     """Dh(w0)·(w − w0) at the rows of ``X``, with w − w0 = (da, dB)."""
     a0, B0, da, dB, X = _c(a0), _c(B0), _c(da), _c(dB), _c(X)
     Z0 = np.empty((B0.shape[0], X.shape[0]))
+    DZ = np.empty_like(Z0)
     _preactivations(B0, X, Z0)
+    _preactivations(dB, X, DZ)
     out = np.empty(X.shape[0])
-    _linear_from_features(a0, Z0, X, da, dB, float(scale), out)
+    _linear_from_features(a0, Z0, DZ, da, float(scale), out)
     return out
 
 
@@ -364,7 +359,7 @@ def make_flow(kernel_train, targets, kernel_cross=None, *, lr: float | None = No
 
 def _infinite_ntk(X1, X2, width: int, scale: float) -> np.ndarray:
     """E K0 = (m s²/2) κ(x·x') on the unit sphere, κ(u) = u κ0(u) + κ1(u) the two-layer ReLU NTK (arc-cosine kernels)."""
-    from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+    from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
 
     u = np.clip(X1 @ X2.T, -1.0, 1.0)
     value, _ = evaluate_kernel(KernelSpec("ntk"), u.ravel())

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from ntkviz.core._reference_cntk import reference_kernels
-from ntkviz.core.cntk import (PRESETS, Architecture, Layer, architecture_from_dict, architecture_to_dict,
-                              cross_kernels, gram_iter, gram_matrix, image_norms, patch_offsets,
-                              pooling_matrix, rel_distances)
-from ntkviz.core.digits import load_digits
+from ntkviz.core.conv._reference import reference_kernels
+from ntkviz.core.conv.architecture import (PRESETS, Architecture, Layer, architecture_from_dict,
+                                           architecture_to_dict, patch_offsets, pooling_matrix)
+from ntkviz.core.conv.gram import cross_kernels, gram_iter, gram_matrix, image_norms, rel_distances
+from ntkviz.core.deformations.digits import load_digits
 
 MODEL_MODES = [("M1", "ckn"), ("M1", "ntk"), ("M2", "ckn"), ("M2", "ntk"), ("M3", "ckn"), ("M3", "ntk"),
                ("M4", "ckn")]
@@ -267,7 +267,7 @@ def test_gram_iter_progress_cancel_and_cross_matrix(digits12):
 def test_even_patch_offsets_convention():
     """'same' sums x(u + v) y(u' + v) over v in {0, 1}²: a one-layer, 2x2-patch, 1x1 average
     pooled CKN on images with one non-zero pixel each is a closed form."""
-    from ntkviz.core.cntk import architecture_from_dict, architecture_to_dict
+    from ntkviz.core.conv.architecture import architecture_from_dict, architecture_to_dict
 
     x = np.zeros((4, 4))
     x[1, 1] = 2.0
@@ -293,7 +293,7 @@ def test_gram_of_huge_images_is_rescaled_not_overflowed():
     """13.10: images scaled by 1e300 gave an all-NaN Gram matrix. The kernels are homogeneous
     of degree 2: K(c x, c y) = c² K(x, y), computed by rescaling; beyond the float64 range
     of K a one-line refusal naming the images."""
-    from ntkviz.core.cntk import gram_matrix
+    from ntkviz.core.conv.gram import gram_matrix
 
     rng = np.random.default_rng(5)
     x = rng.random((3, 14, 14))
@@ -320,7 +320,7 @@ def test_gram_of_huge_images_is_rescaled_not_overflowed():
 def test_every_entry_matches_an_exact_computation(digits12, arch):
     """13.3: every Gram entry, self-pairs included, within 1e-13 of the same recursion in
     50-digit mpmath (self-pairs used to be 1.6-4e-9 too small: kappa0 at 1 - ulp)."""
-    from ntkviz.core.cntk import gram_matrix
+    from ntkviz.core.conv.gram import gram_matrix
 
     x = digits12[:3, 10:19, 9:18, 0]  # 9x9 crops through the strokes (8-bit values / 255)
     for mode in ("ntk", "ckn"):
@@ -331,7 +331,7 @@ def test_every_entry_matches_an_exact_computation(digits12, arch):
 
 
 def test_a_dict_is_not_an_architecture():
-    from ntkviz.core.cntk import gram_matrix
+    from ntkviz.core.conv.gram import gram_matrix
 
     with pytest.raises(ValueError, match="arch must be an Architecture .*architecture_from_dict"):
         gram_matrix(np.zeros((2, 12, 12)), {"layers": []}, "ntk")

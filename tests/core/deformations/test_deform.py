@@ -6,9 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from ntkviz.core.deform import (Deformation, compose_fields, deform_image, displacement_field,
-                                infimnist_fields, jacobian_sup_norm, smooth_field, tau_sup_norm, warp)
-from ntkviz.core.digits import digit_image
+from ntkviz.core.deformations.deform import (Deformation, compose_fields, deform_image, displacement_field,
+                                             infimnist_fields, jacobian_sup_norm, smooth_field, tau_sup_norm,
+                                             warp)
+from ntkviz.core.deformations.digits import digit_image
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from ntkviz.core.digits import (digit_image, digit_indices, load_digits, load_image_file, validate_image,
-                                validate_images)
+from ntkviz.core._validate import validate_image, validate_images
+from ntkviz.core.deformations.digits import digit_image, digit_indices, load_digits, load_image_file
 
 
 def test_bundled_subset():
@@ -86,7 +86,7 @@ def _png(path, rgba):
 
 
 def test_large_image_is_downsampled_by_area_with_a_note():
-    from ntkviz.core.digits import prepare_user_image
+    from ntkviz.core.deformations.digits import prepare_user_image
 
     digit = digit_image(4, 2)
     big = np.kron(digit, np.ones((25, 25)))  # 700×700: each output pixel averages a 25×25 block
@@ -96,7 +96,7 @@ def test_large_image_is_downsampled_by_area_with_a_note():
 
 
 def test_non_square_large_image_is_padded_then_averaged():
-    from ntkviz.core.digits import prepare_user_image
+    from ntkviz.core.deformations.digits import prepare_user_image
 
     rng = np.random.default_rng(1)
     img = rng.uniform(0, 0.4, size=(30, 50))  # 50 wide, 30 high: dark border, no inversion
@@ -112,7 +112,7 @@ def test_non_square_large_image_is_padded_then_averaged():
 
 
 def test_transparent_png_uses_alpha_as_the_stroke(tmp_path):
-    from ntkviz.core.digits import load_user_image
+    from ntkviz.core.deformations.digits import load_user_image
 
     digit = digit_image(7, 0)
     rgba = np.zeros((28, 28, 4))
@@ -123,7 +123,7 @@ def test_transparent_png_uses_alpha_as_the_stroke(tmp_path):
 
 
 def test_blank_results_are_refused_with_the_reason(tmp_path):
-    from ntkviz.core.digits import load_user_image
+    from ntkviz.core.deformations.digits import load_user_image
 
     white = _png(tmp_path / "white.png", np.full((1, 1, 3), 255))
     with pytest.raises(ValueError, match=r"white\.png: the image is blank after: inverted"):
@@ -142,7 +142,7 @@ def test_blank_results_are_refused_with_the_reason(tmp_path):
     (lambda d: (d / "x.txt").write_text("hi") and d / "x.txt", r"x\.txt: file type \.txt"),
 ])
 def test_user_image_messages_name_the_file_then_the_problem(tmp_path, make, match):
-    from ntkviz.core.digits import load_user_image
+    from ntkviz.core.deformations.digits import load_user_image
 
     with pytest.raises(ValueError, match=match):
         load_user_image(make(tmp_path))

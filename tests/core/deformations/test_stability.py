@@ -6,11 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from ntkviz.core.cntk import PRESETS, image_norms, rel_distances
-from ntkviz.core.deform import deform_image
-from ntkviz.core.digits import digit_indices, load_digits
-from ntkviz.core.stability import (FAMILIES, SweepResult, family_deformation, fit_loglog_slope,
-                                   stability_sweep)
+from ntkviz.core.conv.architecture import PRESETS
+from ntkviz.core.conv.gram import image_norms, rel_distances
+from ntkviz.core.deformations.deform import deform_image
+from ntkviz.core.deformations.digits import digit_indices, load_digits
+from ntkviz.core.deformations.stability import (FAMILIES, SweepResult, family_deformation, fit_loglog_slope,
+                                                stability_sweep)
 
 
 @pytest.fixture(scope="module")
@@ -92,9 +93,9 @@ def test_exp_architecture_gives_nan_ntk_and_bad_arguments(small_set):
 
 def test_csv_has_empty_cells_never_nan_for_missing_values():
     """An architecture with exp layers has no NTK: its columns are empty cells."""
-    from ntkviz.core.cntk import PRESETS
-    from ntkviz.core.digits import load_digits
-    from ntkviz.core.stability import stability_sweep
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.deformations.digits import load_digits
+    from ntkviz.core.deformations.stability import stability_sweep
 
     images, labels = load_digits()
     item = None

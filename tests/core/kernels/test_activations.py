@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from ntkviz.core import _reference_kernels as ref
-from ntkviz.core.activations import (ACTIVATIONS, activation_functions, activation_normalisation,
-                                     dual_kernel, dual_tables, second_derivative)
-from ntkviz.core.deep import deep_ntk
+from ntkviz.core.kernels import _reference as ref
+from ntkviz.core.kernels.activations import (ACTIVATIONS, activation_functions, activation_normalisation,
+                                             dual_kernel, dual_tables, second_derivative)
+from ntkviz.core.kernels.deep import deep_ntk
 
 SMOOTH = ["tanh", "erf", "gelu", "softplus", "sigmoid"]
 
@@ -70,7 +70,7 @@ def test_duals_against_monte_carlo(name):
 
 
 def test_relu_and_step_closed_forms():
-    from ntkviz.core.arccos import kappa0, kappa0_deriv, kappa1
+    from ntkviz.core.kernels.arccos import arccos_with_deriv, kappa0, kappa1
 
     rho = np.linspace(-0.99, 0.99, 9)
     q = 2.5
@@ -79,7 +79,7 @@ def test_relu_and_step_closed_forms():
     np.testing.assert_allclose(kp, kappa0(rho), rtol=1e-14)
     k, kp = dual_kernel("step", rho * q, q)
     np.testing.assert_allclose(k, kappa0(rho), rtol=1e-14)
-    np.testing.assert_allclose(kp, kappa0_deriv(rho) / q, rtol=1e-14)
+    np.testing.assert_allclose(kp, arccos_with_deriv("kappa0", rho)[1] / q, rtol=1e-14)
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)

@@ -5,14 +5,14 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from ntkviz.core import arccos
-from ntkviz.core import _reference_kernels as ref
+from ntkviz.core.kernels import _reference as ref
+from ntkviz.core.kernels import arccos
 
-FUNCS = {
-    "kappa0": (arccos.kappa0, arccos.kappa0_deriv),
-    "kappa1": (arccos.kappa1, arccos.kappa1_deriv),
-    "kappa_ntk": (arccos.kappa_ntk, arccos.kappa_ntk_deriv),
-}
+def _deriv(name):
+    return lambda u: arccos.arccos_with_deriv(name, u)[1]
+
+
+FUNCS = {name: (getattr(arccos, name), _deriv(name)) for name in arccos.ARCCOS_FORMS}
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_identities():
     u = np.linspace(-1, 1, 1001)
     np.testing.assert_allclose(arccos.kappa0(u) + arccos.kappa0(-u), 1.0, rtol=0, atol=3e-16)
     np.testing.assert_allclose(arccos.kappa1(u) - arccos.kappa1(-u), u, rtol=0, atol=5e-16)
-    np.testing.assert_allclose(arccos.kappa1_deriv(u), arccos.kappa0(u), rtol=0, atol=0)
+    np.testing.assert_allclose(arccos.arccos_with_deriv("kappa1", u)[1], arccos.kappa0(u), rtol=0, atol=0)
 
 
 def test_special_values():
@@ -97,10 +97,15 @@ def test_rounding_outside_is_clipped_without_nan():
     for f, df in FUNCS.values():
         assert not np.isnan(f(u)).any()
         assert not np.isnan(df(u)).any()
-    assert arccos.kappa_ntk_deriv(1 + 1e-13) == np.inf
+    assert arccos.arccos_with_deriv("kappa_ntk", 1 + 1e-13)[1] == np.inf
 
 
 @pytest.mark.parametrize("bad", [1.1, -1.5, np.nan, np.inf, [0.0, 2.0]])
 def test_bad_input_raises(bad):
     with pytest.raises(ValueError, match="u must"):
         arccos.kappa_ntk(bad)
+
+
+def test_an_unknown_closed_form_is_named():
+    with pytest.raises(ValueError, match="arc-cosine kernel must be one of kappa0, kappa1, kappa_ntk"):
+        arccos.arccos_with_deriv("kappa2", 0.5)

@@ -4,9 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from ntkviz.core import _reference_kernels as ref
-from ntkviz.core.activations import ACTIVATIONS
-from ntkviz.core.deep import deep_kernel, deep_nngp, deep_ntk
+from ntkviz.core.kernels import _reference as ref
+from ntkviz.core.kernels.activations import ACTIVATIONS
+from ntkviz.core.kernels.deep import deep_kernel, deep_nngp, deep_ntk
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from ntkviz.core import arccos, deep
-from ntkviz.core.dotkernel import ACTIVATIONS, KERNEL_NAMES, KernelSpec, evaluate_kernel, kernel_at_one
+from ntkviz.core.kernels import arccos, deep
+from ntkviz.core.kernels.dotkernel import (ACTIVATIONS, KERNEL_NAMES, KernelSpec, evaluate_kernel,
+                                           kernel_at_one)
 
 
 def test_names():
@@ -32,7 +33,7 @@ def test_step_nngp_at_depth_two_is_kappa0():
     u = np.linspace(-1, 1, 101)
     value, deriv = evaluate_kernel(KernelSpec("nngp", 2, activation="step"), u)
     np.testing.assert_allclose(value, arccos.kappa0(u), rtol=1e-15, atol=1e-16)
-    np.testing.assert_allclose(deriv, arccos.kappa0_deriv(u), rtol=1e-14)
+    np.testing.assert_allclose(deriv, arccos.arccos_with_deriv("kappa0", u)[1], rtol=1e-14)
 
 
 @pytest.mark.parametrize("depth", [2, 5, 50])
@@ -110,7 +111,7 @@ def test_bad_cosines(u):
 
 def test_step_ntk_two_layer_closed_form():
     """Step NTK (σ' a Dirac delta): Θ = κ0(u) + u κ0'(u), infinite at u = ±1, no NaN."""
-    from ntkviz.core import _reference_kernels as ref
+    from ntkviz.core.kernels import _reference as ref
 
     u = np.linspace(-0.99, 0.99, 41)
     value, _ = evaluate_kernel(KernelSpec("ntk", 2, activation="step"), u)

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from ntkviz.core import _reference_kernels as ref
-from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
-from ntkviz.core.empirical import empirical_kernels
+from ntkviz.core.kernels import _reference as ref
+from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
+from ntkviz.core.kernels.empirical import empirical_kernels
 
 U = np.array([-0.9, -0.5, 0.0, 0.4, 0.8, 0.95])
 
@@ -14,9 +14,9 @@ def _limit(name, depth, u=U, **kw):
 
 
 def test_does_not_use_the_closed_form(monkeypatch):
-    import ntkviz.core.activations as act
-    import ntkviz.core.arccos as arc
-    import ntkviz.core.deep as deep
+    import ntkviz.core.kernels.activations as act
+    import ntkviz.core.kernels.arccos as arc
+    import ntkviz.core.kernels.deep as deep
 
     def boom(*args, **kwargs):
         raise AssertionError("closed form called")

@@ -8,12 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ntkviz.core import _reference_mercer as ref
-from ntkviz.core import _series
-from ntkviz.core.activations import activation_functions
-from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
-from ntkviz.core.mercer import (asymptotic_constant, decay_guides, mercer_spectrum,
-                                multiplicity)
+from ntkviz.core.spectra import _reference as ref
+from ntkviz.core.spectra import _series
+from ntkviz.core.kernels.activations import activation_functions
+from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
+from ntkviz.core.spectra.mercer import asymptotic_constant, decay_guides, mercer_spectrum, multiplicity
 
 DIMS = (2, 3, 5, 10)
 ORACLE_SPECS = {

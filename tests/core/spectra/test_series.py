@@ -7,8 +7,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from ntkviz.core import _series
-from ntkviz.core._reference_mercer import mp_legendre
+from ntkviz.core.spectra import _series
+from ntkviz.core.spectra._reference import mp_legendre
 
 
 def gegenbauer_moment(f, k, p, dps=30):
@@ -87,8 +87,8 @@ def test_relu_duals_taylor_and_puiseux():
 
 
 def test_dual_recursion_matches_kernel_values():
-    """Σ b_n u^n against the kernel front end (ntkviz.core.dotkernel) at |u| <= 0.9."""
-    from ntkviz.core.dotkernel import KernelSpec, evaluate_kernel
+    """Σ b_n u^n against the kernel front end (ntkviz.core.kernels.dotkernel) at |u| <= 0.9."""
+    from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
 
     u_series = np.zeros(1024)
     u_series[1] = 1.0

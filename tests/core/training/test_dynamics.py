@@ -1,4 +1,4 @@
-"""Lazy-training core (ntkviz.core.dynamics): exactness, independent routes, and the
+"""Lazy-training core (ntkviz.core.training.dynamics): exactness, independent routes, and the
 claims of Chizat, Oyallon & Bach (2019) as measured laws (log–log slopes, limits).
 
 Reference routes: the plain-loop NumPy reference (explicit Jacobians), central finite
@@ -13,19 +13,11 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from ntkviz.core import dynamics as dyn
-from ntkviz.core._reference_dynamics import (
-    finite_difference_gradient,
-    ref_gradient,
-    ref_jacobian,
-    ref_kernel_gd,
-    ref_ntk_kappa,
-    ref_objective,
-    ref_output,
-    ref_tangent_kernel,
-    ref_train,
-)
-from ntkviz.core.dynamics import TrainConfig, make_flow, make_setup, train, train_frames
+from ntkviz.core.training import dynamics as dyn
+from ntkviz.core.training._reference import (finite_difference_gradient, ref_gradient, ref_jacobian,
+                                             ref_kernel_gd, ref_ntk_kappa, ref_objective, ref_output,
+                                             ref_tangent_kernel, ref_train)
+from ntkviz.core.training.dynamics import TrainConfig, make_flow, make_setup, train, train_frames
 
 ALPHAS = np.geomspace(10.0, 1000.0, 5)
 PAPER = dict(width=20, samples=15, teacher=3, dim=2)  # Chizat et al. Fig. 1 (a, b)

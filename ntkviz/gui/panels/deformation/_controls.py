@@ -144,7 +144,7 @@ class DeformationControls(QtWidgets.QGroupBox):
 
 def qimage_decode(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
     """Decode an image file with Qt: ``(grey (H, W) in [0, 1], alpha (H, W) or None)``
-    (the decoder :func:`ntkviz.core.digits.load_user_image` calls in the app)."""
+    (the decoder :func:`ntkviz.core.deformations.digits.load_user_image` calls in the app)."""
     reader = QtGui.QImageReader(str(path))
     reader.setAllocationLimit(0)  # any size: the core refuses what it cannot downsample
     qimg = reader.read()
@@ -219,7 +219,7 @@ class DigitPicker(QtWidgets.QGroupBox):
     def load(self, path) -> bool:
         """Load the user's image ``path``; on failure change nothing, report the reason
         and return False."""
-        from ntkviz.core.digits import load_user_image
+        from ntkviz.core.deformations.digits import load_user_image
 
         path = Path(path)
         try:

@@ -167,8 +167,8 @@ class QtDeformationPanel(QtPanel):
         return self.model.params.architecture()
 
     def deformation(self):
-        """The model's deformation (:class:`ntkviz.core.deform.Deformation`)."""
-        from ntkviz.core.deform import Deformation
+        """The model's deformation (:class:`ntkviz.core.deformations.deform.Deformation`)."""
+        from ntkviz.core.deformations.deform import Deformation
 
         return Deformation(**self.model.params.deformation_values())
 

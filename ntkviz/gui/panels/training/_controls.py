@@ -33,7 +33,7 @@ class TrainingControls(QtWidgets.QWidget):
 
     def __init__(self, params, parent=None):
         super().__init__(parent)
-        from ntkviz.core._train_config import METRICS
+        from ntkviz.core.training._train_config import METRICS
 
         log = dict(mapping="log", steps=500)
         int_log = dict(mapping="log", integer=True, steps=300)

@@ -1,0 +1,291 @@
+"""Convolutional architectures: layers, presets, their JSON form and pooling filters.
+
+An :class:`Architecture` is a tuple of :class:`Layer` s (patch size ``s``, subsampling,
+pooling, patch kernel) plus the patch normalisation and the placement of even patches
+(conventions: :mod:`ntkviz.core.conv`). :func:`pooling_matrix` and :func:`patch_offsets`
+give the exact 1-D pooling filter and the patch offsets the engine sums over.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ntkviz import limits as _limits
+from ntkviz.core._validate import check_choice, check_float, check_int
+
+__all__ = [
+    "Layer",
+    "Architecture",
+    "PRESETS",
+    "POOLINGS",
+    "PATCH_KERNELS",
+    "PATCH_NORMALIZATIONS",
+    "EVEN_PATCH_OFFSETS",
+    "MODES",
+    "architecture_from_dict",
+    "architecture_to_dict",
+    "patch_offsets",
+    "pooling_matrix",
+    "validated_architecture",
+]
+
+POOLINGS = _limits.POOLINGS
+#: patch offsets of even patch sizes: the reference code's {-s/2 .. s/2-1} or 'SAME' {-(s/2-1) .. s/2}
+EVEN_PATCH_OFFSETS = ("reference", "same")
+PATCH_KERNELS = _limits.PATCH_KERNELS
+PATCH_NORMALIZATIONS = _limits.PATCH_NORMALIZATIONS
+MODES = _limits.CONV_MODES
+_LAYER_KEYS = ("npatch", "subsampling", "pooling", "kernel", "sigma", "poolfactor")
+
+
+# --------------------------------------------------------------------------- architecture
+@dataclass(frozen=True)
+class Layer:
+    """One convolutional layer: patch extraction, patch kernel, pooling.
+
+    Parameters
+    ----------
+    npatch : patch side ``s`` (an ``s x s`` patch, offsets :func:`patch_offsets`).
+    subsampling : pooling stride ``sub``.
+    pooling : ``"gaussian"``, ``"average"`` or ``"strided"`` (see module docstring).
+    kernel : patch kernel, ``"relu"`` (arc-cosine kappa1; NTK possible) or
+        ``"exp"`` (``exp((c-1)/sigma^2)``, CKN only).
+    sigma : bandwidth of ``exp`` (ignored by ``relu``).
+    poolfactor : pooling filter scale ``pf``; ``None`` means ``subsampling``.
+    """
+
+    npatch: int
+    subsampling: int
+    pooling: str = "gaussian"
+    kernel: str = "relu"
+    sigma: float = 1.0
+    poolfactor: int | None = None
+
+    @property
+    def pool_factor(self) -> int:
+        """The pooling filter scale actually used (``poolfactor`` or ``subsampling``)."""
+        return self.subsampling if self.poolfactor is None else self.poolfactor
+
+    def validated(self, name: str = "layer") -> "Layer":
+        """Return a normalised copy, or raise ``ValueError`` naming the field and range."""
+        npatch = check_int(f"{name} npatch", self.npatch, *_limits.LAYER_INT_RANGE)
+        sub = check_int(f"{name} subsampling", self.subsampling, *_limits.LAYER_INT_RANGE)
+        pooling = check_choice(f"{name} pooling", self.pooling, POOLINGS)
+        kernel = check_choice(f"{name} kernel", self.kernel, PATCH_KERNELS)
+        sigma = check_float(f"{name} sigma", self.sigma, *_limits.LAYER_SIGMA_RANGE)
+        pf = (None if self.poolfactor is None
+              else check_int(f"{name} poolfactor", self.poolfactor, *_limits.LAYER_INT_RANGE))
+        return Layer(npatch, sub, pooling, kernel, sigma, pf)
+
+    def pooled_size(self, n: int) -> int:
+        """Output length of this layer's pooling on a conv axis of length ``n``."""
+        if self.pooling == "average":
+            return n // self.subsampling
+        return n // self.subsampling - 1
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A convolutional architecture: layers plus the patch normalisation.
+
+    ``patch_normalization="sum"`` is the reference (albietz/ckn_kernel HEAD)
+    convention, the ntkviz default; ``"mean"`` is the paper's ``1/|S|``.
+    ``even_patch_offsets`` places the window of an even patch size ``s``:
+    ``"reference"`` (default) sums offsets ``{-s/2 .. s/2 - 1}`` (``{-1, 0}`` for
+    s = 2, as the reference code), ``"same"`` sums ``{-(s/2 - 1) .. s/2}`` (``{0, 1}``
+    for s = 2, neural-tangents' 'SAME' padding). Odd patch sizes are not affected.
+    """
+
+    layers: tuple[Layer, ...]
+    patch_normalization: str = "sum"
+    even_patch_offsets: str = "reference"
+
+    def __post_init__(self):
+        object.__setattr__(self, "layers", tuple(self.layers))
+
+    def validated(self) -> "Architecture":
+        """Return a validated copy, or raise ``ValueError`` saying which layer and why."""
+        if not isinstance(self.layers, tuple) or not self.layers:
+            raise ValueError("architecture must have at least one layer")
+        if len(self.layers) > _limits.MAX_LAYERS:
+            raise ValueError(f"architecture must have at most {_limits.MAX_LAYERS} layers, "
+                             f"got {len(self.layers)}")
+        layers = []
+        for k, lay in enumerate(self.layers, 1):
+            if not isinstance(lay, Layer):
+                raise ValueError(f"layer {k} must be a Layer, got {type(lay).__name__}")
+            layers.append(lay.validated(f"layer {k}"))
+        norm = check_choice("patch_normalization", self.patch_normalization, PATCH_NORMALIZATIONS)
+        even = check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
+        return Architecture(tuple(layers), norm, even)
+
+    @property
+    def supports_ntk(self) -> bool:
+        """True when every layer uses the ``relu`` patch kernel (the NTK needs kappa0)."""
+        return all(lay.kernel == "relu" for lay in self.layers)
+
+    def layer_sizes(self, height: int, width: int) -> list[tuple[tuple[int, int], tuple[int, int], tuple[int, int]]]:
+        """Grid sizes ``((h, w) input, (h, w) conv, (h, w) pooled)`` per layer.
+
+        Raises ``ValueError`` naming the layer when its patch is larger than
+        its input map or its pooling shrinks the map to nothing.
+        """
+        arch = self.validated()
+        h = check_int("image height", height, 1, 4096)
+        w = check_int("image width", width, 1, 4096)
+        sizes = []
+        for k, lay in enumerate(arch.layers, 1):
+            desc = f"layer {k} ({lay.npatch}x{lay.npatch} patch, {lay.pooling} pooling, subsampling {lay.subsampling})"
+            if lay.npatch > min(h, w):
+                raise ValueError(f"{desc}: patch larger than its {h}x{w} input map")
+            ho, wo = lay.pooled_size(h), lay.pooled_size(w)
+            if ho < 1 or wo < 1:
+                raise ValueError(
+                    f"{desc}: pooling shrinks the {h}x{w} map to nothing "
+                    f"({max(ho, 0)}x{max(wo, 0)}); use fewer layers, smaller subsampling or larger images")
+            sizes.append(((h, w), (h, w), (ho, wo)))
+            h, w = ho, wo
+        return sizes
+
+    def check_mode(self, mode: str) -> str:
+        """Validate ``mode`` (``"ckn"``/``"ntk"``) for this architecture."""
+        check_choice("mode", mode, MODES)
+        if mode == "ntk" and not self.supports_ntk:
+            raise ValueError("mode 'ntk' needs the relu patch kernel in every layer "
+                             "(the exp kernel has no NTK); use mode 'ckn'")
+        return mode
+
+    @property
+    def label(self) -> str:
+        """Short human-readable description, e.g. ``3x3/2 gaussian relu | 3x3/5 gaussian relu``."""
+        parts = []
+        for lay in self.layers:
+            kern = lay.kernel if lay.kernel == "relu" else f"exp σ={lay.sigma:g}"
+            pf = "" if lay.poolfactor is None else f" pf={lay.poolfactor}"
+            parts.append(f"{lay.npatch}x{lay.npatch}/{lay.subsampling} {lay.pooling}{pf} {kern}")
+        norm = "" if self.patch_normalization == "sum" else " (1/|S| patches)"
+        if self.even_patch_offsets != "reference" and any(lay.npatch % 2 == 0 for lay in self.layers):
+            norm += f" (even patches: {self.even_patch_offsets})"
+        return " | ".join(parts) + norm
+
+
+def validated_architecture(arch) -> "Architecture":
+    """``arch.validated()``, or a ``ValueError`` saying what ``arch`` must be."""
+    if not isinstance(arch, Architecture):
+        hint = " (build one from a dict with architecture_from_dict)" if isinstance(arch, dict) else ""
+        raise ValueError(f"arch must be an Architecture{hint}, got {type(arch).__name__}")
+    return arch.validated()
+
+
+def _preset(*layers: tuple) -> Architecture:
+    return Architecture(tuple(Layer(*lay) for lay in layers))
+
+
+#: Four reference models (M1 is the reference code's README example).
+PRESETS: dict[str, Architecture] = {
+    "M1": _preset((3, 2, "gaussian", "relu"), (3, 5, "gaussian", "relu")),
+    "M2": _preset((3, 2, "gaussian", "relu"), (3, 2, "gaussian", "relu"), (3, 2, "gaussian", "relu")),
+    "M3": _preset((5, 2, "average", "relu"), (3, 3, "strided", "relu")),
+    "M4": _preset((3, 2, "gaussian", "exp", 0.65), (3, 5, "gaussian", "exp", 0.65)),
+}
+
+
+def _layer_from_dict(d, k: int) -> Layer:
+    if not isinstance(d, dict):
+        raise ValueError(f"layer {k} must be a dict with keys npatch, subsampling, ...; got {type(d).__name__}")
+    unknown = sorted(set(d) - set(_LAYER_KEYS))
+    if unknown:
+        raise ValueError(f"layer {k}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_LAYER_KEYS)}")
+    for req in ("npatch", "subsampling"):
+        if req not in d:
+            raise ValueError(f"layer {k}: missing required key {req!r}")
+    return Layer(
+        npatch=d["npatch"], subsampling=d["subsampling"], pooling=d.get("pooling", "gaussian"),
+        kernel=d.get("kernel", "relu"), sigma=d.get("sigma", 1.0), poolfactor=d.get("poolfactor"),
+    ).validated(f"layer {k}")
+
+
+def architecture_from_dict(obj) -> Architecture:
+    """Build an :class:`Architecture` from JSON data.
+
+    Accepts the reference's model format -- a list of layer dicts with keys
+    ``npatch``, ``subsampling`` and optional ``pooling`` (default gaussian),
+    ``kernel`` (default relu), ``sigma`` (1.0), ``poolfactor`` (= subsampling)
+    -- or a dict ``{"layers": [...], "patch_normalization": "sum"|"mean",
+    "even_patch_offsets": "reference"|"same"}`` (both optional).
+    """
+    norm = "sum"
+    even = "reference"
+    if isinstance(obj, dict):
+        unknown = sorted(set(obj) - {"layers", "patch_normalization", "even_patch_offsets"})
+        if unknown:
+            raise ValueError(f"architecture: unknown key(s) {', '.join(unknown)}; expected 'layers' "
+                             "and optional 'patch_normalization', 'even_patch_offsets'")
+        if "layers" not in obj:
+            raise ValueError("architecture: missing key 'layers' (a list of layer dicts)")
+        norm = obj.get("patch_normalization", "sum")
+        even = obj.get("even_patch_offsets", "reference")
+        obj = obj["layers"]
+    if not isinstance(obj, (list, tuple)) or not obj:
+        raise ValueError("architecture must be a non-empty list of layer dicts")
+    layers = tuple(_layer_from_dict(d, k) for k, d in enumerate(obj, 1))
+    return Architecture(layers, norm, even).validated()
+
+
+def architecture_to_dict(arch: Architecture) -> dict:
+    """JSON-serialisable form, readable by :func:`architecture_from_dict`."""
+    layers = []
+    for lay in arch.layers:
+        d = {"npatch": lay.npatch, "subsampling": lay.subsampling, "pooling": lay.pooling, "kernel": lay.kernel}
+        if lay.kernel == "exp":
+            d["sigma"] = lay.sigma
+        if lay.poolfactor is not None:
+            d["poolfactor"] = lay.poolfactor
+        layers.append(d)
+    out = {"layers": layers, "patch_normalization": arch.patch_normalization}
+    if arch.even_patch_offsets != "reference":
+        out["even_patch_offsets"] = arch.even_patch_offsets
+    return out
+
+
+# --------------------------------------------------------------------------- pooling filters
+def pooling_matrix(layer: Layer, n: int) -> np.ndarray:
+    """Dense 1-D pooling matrix ``(pooled_size(n), n)`` of ``layer`` on an axis of length ``n``."""
+    m = layer.pooled_size(n)
+    sub, pf = layer.subsampling, layer.pool_factor
+    mat = np.zeros((max(m, 0), n))
+    if layer.pooling == "gaussian":  # computed exactly as the reference's makeFilter
+        sig = pf / math.sqrt(2.0)
+        taps = [math.exp(-(a * a) / (2 * sig * sig)) for a in range(-pf, pf + 1)]
+        total = 0.0
+        for t in taps:
+            total += t
+        taps = [t / total for t in taps]
+    elif layer.pooling == "average":
+        taps = np.full(pf, 1.0 / pf)
+    for o in range(m):
+        if layer.pooling == "strided":
+            mat[o, sub * (o + 1)] = 1.0
+            continue
+        for t, wt in enumerate(taps):
+            if sub * o + t < n:
+                mat[o, sub * o + t] = wt
+    return mat
+
+
+def patch_offsets(s: int, even: str = "reference") -> list[int]:
+    """Patch offsets v of an ``s x s`` patch, in the reference's summation order.
+
+    The reference (HEAD) adds ``G(u - r, u' - r)`` for ``r = start .. start+s-1``
+    with ``start = -((s-1)//2)`` (C++ division), after the ``r = 0`` term:
+    offsets ``{-1, 0, 1}`` for s = 3, ``{-2..2}`` for s = 5, and for even s
+    the window leans backwards: ``{-1, 0}`` for s = 2, ``{-2..1}`` for s = 4.
+    ``even="same"`` (neural-tangents' 'SAME' padding) leans forwards for even s:
+    ``{0, 1}`` for s = 2, ``{-1..2}`` for s = 4 (the ``0`` term still first).
+    """
+    start = -((s - 1) // 2)
+    if even == "same" and s % 2 == 0:
+        return [0] + [v for v in range(start, start + s) if v != 0]
+    return [0] + [-r for r in range(start, start + s) if r != 0]
