@@ -78,6 +78,10 @@ __all__ = list(_API)
 def __getattr__(name: str):
     """Import a name on first use (PEP 562): ``ntkviz.core.evaluate_kernel`` loads only the
     modules it needs, which keeps the app's start-up short."""
+    if name.startswith("__"):
+        # a probe such as PySide6's import hook asking for ``__wrapped__``
+        # (inspect.unwrap) must not import every core module
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     modules = (_API[name],) if name in _API else _MODULES
     for module in modules:
         mod = _importlib.import_module(f"{__name__}.{module}")

@@ -26,14 +26,19 @@ print("ok")
 PROBE_IMPORTS_NOTHING = """
 import sys
 import PySide6.QtCore
+import ntkviz.core
 import ntkviz.jobs
-from ntkviz.jobs import KernelCurveRequest
 before = set(sys.modules)
-assert not hasattr(ntkviz.jobs, "__wrapped__")
+assert not hasattr(ntkviz.jobs, "__wrapped__") and not hasattr(ntkviz.core, "__wrapped__")
 assert set(sys.modules) == before, sorted(set(sys.modules) - before)
+from ntkviz.jobs import KernelCurveRequest
+from ntkviz.core import KernelSpec
 others = [m for m in sys.modules if m.startswith("ntkviz.jobs.") and m not in
           ("ntkviz.jobs._curves", "ntkviz.jobs._tables")]
 assert not others, others
+# the kernel definitions only: no convolutional, deformation or training module
+assert not [m for m in sys.modules if m.startswith(("ntkviz.core.conv", "ntkviz.core.deformations",
+                                                   "ntkviz.core.training", "ntkviz.dataset"))]
 print("ok")
 """
 
@@ -48,7 +53,7 @@ def test_first_request_imports_nothing_after_the_start_up_job():
     _run(IMPORTED_BY_THE_START_UP_JOB)
 
 
-def test_probing_the_jobs_package_imports_no_job_module():
+def test_probing_the_lazy_packages_imports_nothing():
     _run(PROBE_IMPORTS_NOTHING)
 
 
