@@ -295,46 +295,46 @@ class KernelCurveRequest:
                          "among the kernels")
 
     def __call__(self) -> KernelCurveResponse:
-        from ntkviz.core import evaluate_kernel, kernel_at_one
+        from ntkviz.core.kernels.dotkernel import _evaluate_kernel, _kernel_at_one
 
         u = _readonly(np.linspace(-1.0, 1.0, self.n_points))
         curves = []
-        for s in self.specs:
-            value, deriv = evaluate_kernel(s, u)
+        for s in self.specs:  # validated in __post_init__: the unchecked core functions
+            value, deriv = _evaluate_kernel(s, u)
             curves.append(KernelCurve(
                 label=s.label, spec=s, value=_readonly(value),
                 derivative=_readonly(deriv) if self.derivative else None,
-                value_at_one=float(kernel_at_one(s))))
+                value_at_one=_kernel_at_one(s)))
         near = self._near_one(curves) if self.near_one else None
         emp = self._empirical() if self.width is not None else None
         return KernelCurveResponse(self, u, tuple(curves), near, emp)
 
     def _near_one(self, curves) -> NearOneCurves:
-        from ntkviz.core import evaluate_kernel
+        from ntkviz.core.kernels.dotkernel import _evaluate_kernel
 
         u = 1.0 - np.logspace(np.log10(self.eps_min), 0.0, self.n_near)
         eps = 1.0 - u  # exact (Sterbenz): the ε actually evaluated
         gaps = []
         for c in curves:
-            value, _ = evaluate_kernel(c.spec, u)
+            value, _ = _evaluate_kernel(c.spec, u)
             gaps.append(_readonly(2.0 * c.value_at_one - 2.0 * np.asarray(value)))
         guides = tuple((lab, C, e, _readonly(C * eps ** e)) for lab, C, e in
                        (HOLDER_GUIDE, LIPSCHITZ_GUIDE))
         return NearOneCurves(_readonly(eps), tuple(gaps), guides)
 
     def _empirical(self) -> EmpiricalOverlay:
-        from ntkviz.core import empirical_kernels, evaluate_kernel, kernel_at_one
+        from ntkviz.core.kernels.dotkernel import _evaluate_kernel, _kernel_at_one
+        from ntkviz.core.kernels.empirical import _empirical_kernels
 
         spec = self.overlay_spec()
         u = np.linspace(-1.0, 1.0, self.n_overlay_points)
-        emp = empirical_kernels(u, self.width, depth=spec.depth, seed=self.seed,
-                                n_samples=self.n_samples, activation=spec.activation,
-                                bias=spec.bias)
+        emp = _empirical_kernels(u, self.width, spec.depth, self.seed, self.n_samples,
+                                 spec.activation, spec.bias, "pairwise")
         samples = np.atleast_2d(np.asarray(emp.ntk if spec.name == "ntk" else emp.nngp,
                                            dtype=np.float64))
         if spec.normalize:
-            samples = samples / kernel_at_one(replace(spec, normalize=False))
-        limit, _ = evaluate_kernel(spec, u)
+            samples = samples / _kernel_at_one(replace(spec, normalize=False))
+        limit, _ = _evaluate_kernel(spec, u)
         return EmpiricalOverlay(
             label=f"empirical {spec.name.upper()} m={self.width}", kind=spec.name,
             u=_readonly(u), samples=_readonly(samples), mean=_readonly(samples.mean(axis=0)),
@@ -515,23 +515,23 @@ class SpectrumRequest:
         (``fraction`` done; stop iterating to cancel between kernels), the last item with the
         response. A kernel whose expansions are new (depth, bias or activation changed) can
         take a second or two (49 Hermite-series layers); a new ``dim`` or ``kmax`` reuses them."""
-        from ntkviz.core import mercer_spectrum
+        from ntkviz.core.spectra.mercer import _mercer_spectrum
 
         series = []
-        for i, s in enumerate(self.specs):
-            series.append(self._series(mercer_spectrum(s, self.dim, self.kmax), s))
+        for i, s in enumerate(self.specs):  # validated in __post_init__: the unchecked route
+            series.append(self._series(_mercer_spectrum(s, self.dim, self.kmax), s))
             if i + 1 < len(self.specs):
                 yield SpectrumProgress((i + 1) / len(self.specs))
         yield SpectrumProgress(1.0, self._response(series))
 
     def _response(self, series) -> SpectrumResponse:
-        from ntkviz.core import decay_guides, multiplicity
+        from ntkviz.core.spectra.mercer import _decay_guides, _multiplicity_table
 
         kg = np.arange(1, self.kmax + 1, dtype=np.float64)
-        weight = np.asarray(multiplicity(self.dim, kg), dtype=np.float64) if self.weighted else 1.0
+        weight = _multiplicity_table(self.dim, self.kmax)[1:] if self.weighted else 1.0
         guides, seen = [], set()
         for index, s in enumerate(self.specs):
-            for label, C, exponent in decay_guides(s, self.dim):
+            for label, C, exponent in _decay_guides(s, self.dim):
                 if (label, C, exponent) in seen:
                     continue
                 seen.add((label, C, exponent))

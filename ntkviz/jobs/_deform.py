@@ -35,7 +35,7 @@ import numpy as np
 
 from ntkviz.core._validate import check_choice, check_float, check_int, validate_image
 from ntkviz.core.conv.architecture import Architecture
-from ntkviz.core.conv.gram import image_norms, rel_distances
+from ntkviz.core.conv.gram import _image_norms, _rel_distances
 from ntkviz.core.deformations import deform as core_deform
 from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits, prepare_user_image
 from ntkviz.jobs._run import run_to_end
@@ -56,6 +56,13 @@ NTK_RESOLUTION = 1e-4
 #: d ~ 2e-8 (measured on MNIST digits with M1: d is proportional to a tiny
 #: translation down to ~1e-7); at d = 1e-7 the noise is ~1 % of the value.
 CKN_RESOLUTION = 1e-7
+
+
+def _validated_architecture(arch) -> Architecture:
+    """``arch.validated()``, the one check of a request's architecture."""
+    if not isinstance(arch, Architecture):
+        raise ValueError(f"architecture must be an Architecture, got {type(arch).__name__}")
+    return arch.validated()
 
 
 def _readonly(arr) -> np.ndarray:
@@ -164,20 +171,21 @@ class DeformRequest:
             object.__setattr__(self, "label", check_int("label", self.label, 0, 9))
         if not isinstance(self.deformation, core_deform.Deformation):
             raise ValueError(f"deformation must be a Deformation, got {type(self.deformation).__name__}")
-        if not isinstance(self.architecture, Architecture):
-            raise ValueError(f"architecture must be an Architecture, got {type(self.architecture).__name__}")
+        object.__setattr__(self, "deformation", self.deformation.validated())
+        object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
 
     def __call__(self) -> DeformResponse:
         x = self.image
         arch = self.architecture
-        ref = self.reference_norms if self.reference_norms is not None else image_norms(x, arch)
-        deformed, tau = core_deform.deform_image(x, self.deformation)
+        # image, deformation and architecture were validated in __post_init__: unchecked core calls
+        ref = self.reference_norms if self.reference_norms is not None else _image_norms(x, arch)
+        deformed, tau = core_deform._deform_image(x, self.deformation)
         deformed = np.ascontiguousarray(deformed, dtype=np.float64)
         identical = bool(np.array_equal(deformed, x))
         if identical:
             ckn, ntk = 0.0, (0.0 if arch.supports_ntk else float("nan"))
         else:
-            ckn, ntk = rel_distances(ref, image_norms(deformed, arch), arch)
+            ckn, ntk = _rel_distances(ref, _image_norms(deformed, arch), arch)
         # rounding noise: tiny values, or a squared distance that cancelled to <= 0
         # (clamped to exactly 0) although the images differ
         ckn_low = not identical and ckn < CKN_RESOLUTION
@@ -325,6 +333,7 @@ class ContextRequest:
         if self.label is not None:
             object.__setattr__(self, "label", check_int("label", self.label, 0, 9))
         object.__setattr__(self, "per_class", check_int("per_class", self.per_class, 1, 500))
+        object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
 
     @property
     def cache_key(self) -> tuple:
@@ -355,10 +364,10 @@ class ContextRequest:
         done = 0
         with _CACHE_LOCK:
             ref_norms = list(_REFERENCE_NORMS.get((arch, self.per_class), []))
-        norms_x = self.reference_norms if self.reference_norms is not None else image_norms(x, arch)
+        norms_x = self.reference_norms if self.reference_norms is not None else _image_norms(x, arch)
         done += 1
         for i in range(len(ref_norms), n):
-            ref_norms.append(image_norms(refs[i], arch))
+            ref_norms.append(_image_norms(refs[i], arch))
             done += 1
             if i % 10 == 9:
                 with _CACHE_LOCK:
@@ -372,7 +381,7 @@ class ContextRequest:
         for i in range(n):
             if np.array_equal(refs[i], x):
                 continue  # the digit itself
-            dist["ckn"][i], dist["ntk"][i] = rel_distances(norms_x, ref_norms[i], arch)
+            dist["ckn"][i], dist["ntk"][i] = _rel_distances(norms_x, ref_norms[i], arch)
             dist["pixel"][i] = _pixel_distance(x, refs[i])
             done += 1
             if i % 10 == 9:
@@ -436,20 +445,22 @@ class StabilityRequest:
         check_choice("family", self.family, FAMILIES)
         n_digits = len(load_digits()[1])
         digits = tuple(check_int("digits", d, 0, n_digits - 1) for d in self.digits)
-        amps = tuple(check_float("amplitudes", a, 0.0) for a in self.amplitudes)
-        seeds = tuple(check_int("seeds", s, 0) for s in self.seeds)
+        # the sweep's own ranges (amplitudes <= 1e3, seeds <= 2^31): it is not checked again
+        amps = tuple(check_float("amplitudes", a, 0.0, 1e3) for a in self.amplitudes)
+        seeds = tuple(check_int("seeds", s, 0, 2**31) for s in self.seeds)
         for name, val in (("digits", digits), ("amplitudes", amps), ("seeds", seeds)):
             if not val:
                 raise ValueError(f"{name} must not be empty")
         if any(a <= 0 for a in amps):
             raise ValueError("amplitudes must be > 0 (log-log axis)")
+        if len(set(amps)) < len(amps):
+            raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
         object.__setattr__(self, "digits", digits)
         object.__setattr__(self, "amplitudes", tuple(sorted(amps)))
         object.__setattr__(self, "seeds", seeds)
         object.__setattr__(self, "reference_per_class",
                            check_int("reference_per_class", self.reference_per_class, 1, 500))
-        if not isinstance(self.architecture, Architecture):
-            raise ValueError("architecture must be an Architecture")
+        object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
 
     def images(self) -> tuple[np.ndarray, np.ndarray]:
         images, labels = load_digits()
@@ -464,11 +475,14 @@ class StabilityRequest:
 
     def iterate(self):
         """The sweep's ``SweepProgress`` items (cancellable between them)."""
-        from ntkviz.core.deformations.stability import stability_sweep
+        from ntkviz.core.deformations.stability import _stability_sweep
 
         images, labels = self.images()
         refs, ref_labels = _reference_digits(self.reference_per_class)
-        return stability_sweep(images, labels, self.architecture, self.family,
-                               np.asarray(self.amplitudes), self.seeds,
-                               reference_images=refs, reference_labels=ref_labels)
+        self.architecture._layer_sizes(images.shape[1], images.shape[2])  # the model fits the digits
+        # every argument was checked in __post_init__ (bundled digits, validated architecture)
+        return _stability_sweep(np.ascontiguousarray(images[..., None]), np.asarray(labels), self.architecture, self.family,
+                                np.asarray(self.amplitudes, dtype=np.float64), list(self.seeds),
+                                np.ascontiguousarray(refs[..., None], dtype=np.float64),
+                                np.asarray(ref_labels).ravel(), 3)
 

@@ -132,11 +132,14 @@ class Architecture:
         Raises ``ValueError`` naming the layer when its patch is larger than
         its input map or its pooling shrinks the map to nothing.
         """
-        arch = self.validated()
-        h = check_int("image height", height, 1, 4096)
-        w = check_int("image width", width, 1, 4096)
+        return self.validated()._layer_sizes(check_int("image height", height, 1, 4096),
+                                             check_int("image width", width, 1, 4096))
+
+    def _layer_sizes(self, h: int, w: int) -> list[tuple[tuple[int, int], tuple[int, int], tuple[int, int]]]:
+        """:meth:`layer_sizes` of a validated architecture (no argument checks; the size
+        errors are raised as there)."""
         sizes = []
-        for k, lay in enumerate(arch.layers, 1):
+        for k, lay in enumerate(self.layers, 1):
             desc = f"layer {k} ({lay.npatch}x{lay.npatch} patch, {lay.pooling} pooling, subsampling {lay.subsampling})"
             if lay.npatch > min(h, w):
                 raise ValueError(f"{desc}: patch larger than its {h}x{w} input map")

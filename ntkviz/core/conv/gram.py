@@ -45,13 +45,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- per-image norms
-def _as_image(image, name: str = "image") -> np.ndarray:
-    img = validate_image(image, name)
-    if img.ndim == 2:
-        img = img[:, :, None]
-    return np.ascontiguousarray(img, dtype=np.float64)
-
-
 @dataclass(frozen=True, eq=False)
 class ImageNorms:
     """Everything a pair computation needs about one image, computed once.
@@ -89,8 +82,13 @@ def image_norms(image, arch: Architecture) -> ImageNorms:
     uint8 by 255 first). Results are cached by content (last 256 images), so
     calling this again on the same array is free.
     """
-    arch = validated_architecture(arch)
-    img = _as_image(image)
+    return _image_norms(validate_image(image), validated_architecture(arch))
+
+
+def _image_norms(image: np.ndarray, arch: Architecture) -> ImageNorms:
+    """:func:`image_norms` of a validated float64 (H, W) or (H, W, C) image and a validated
+    architecture (no checks: for requests that validated both once)."""
+    img = np.array(image[:, :, None] if image.ndim == 2 else image, dtype=np.float64, order="C")
     key = (arch, img.shape, hashlib.sha1(img.tobytes()).hexdigest())
     with _CACHE_LOCK:
         hit = _NORMS_CACHE.get(key)
@@ -129,7 +127,11 @@ def cross_kernels(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) 
     ``K_NTK`` is NaN when the architecture has an ``exp`` layer (no NTK).
     Conventions: module docstring (reference HEAD unless ``patch_normalization="mean"``).
     """
-    arch = _check_pair(norms_x, norms_y, arch)
+    return _cross_kernels(norms_x, norms_y, _check_pair(norms_x, norms_y, arch))
+
+
+def _cross_kernels(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) -> tuple[float, float]:
+    """:func:`cross_kernels` of norms of one validated architecture (no checks)."""
     h, w, c = norms_x.shape
     plan = plan_for(arch, h, w, c)
     ntk = arch.supports_ntk
@@ -155,7 +157,12 @@ def rel_distances(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) 
     otherwise. The NTK entry is NaN for architectures without NTK. NTK distances
     below ~1e-4 are dominated by rounding (the cancellation in k_xx + k_yy - 2 k_xy).
     """
-    kc, kn = cross_kernels(norms_x, norms_y, arch)
+    return _rel_distances(norms_x, norms_y, _check_pair(norms_x, norms_y, arch))
+
+
+def _rel_distances(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) -> tuple[float, float]:
+    """:func:`rel_distances` of norms of one validated architecture (no checks)."""
+    kc, kn = _cross_kernels(norms_x, norms_y, arch)
     return (_rel(norms_x.k_ckn, norms_y.k_ckn, kc), _rel(norms_x.k_ntk, norms_y.k_ntk, kn))
 
 

@@ -216,7 +216,12 @@ def warp(image, tau) -> np.ndarray:
 
     img = validate_image(image)
     h, w = img.shape[:2]
-    tau = _check_tau(tau, h, w)
+    return _warp(img, _check_tau(tau, h, w))
+
+
+def _warp(img: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """:func:`warp` of a validated float64 image by a checked field (no checks)."""
+    h, w = img.shape[:2]
     rr, cc = np.meshgrid(np.arange(h, dtype=np.float64), np.arange(w, dtype=np.float64), indexing="ij")
     coords = np.stack([rr - tau[0], cc - tau[1]])
     if img.ndim == 2:
@@ -246,11 +251,15 @@ def deform_image(image, d: Deformation) -> tuple[np.ndarray, np.ndarray]:
     """
     from ntkviz.core._validate import validate_image
 
-    d = d.validated()
-    img = validate_image(image)
+    return _deform_image(validate_image(image), d.validated())
+
+
+def _deform_image(img: np.ndarray, d: Deformation) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`deform_image` of a validated float64 image by a validated deformation (no
+    checks: for requests that validated both once)."""
     h, w = img.shape[:2]
     tau = _warp_field(d, h, w)
-    out = img.copy() if not np.any(tau) else warp(img, tau)
+    out = img.copy() if not np.any(tau) else _warp(img, tau)
     if d.infimnist_alpha != 0:
         out = _infimnist_update(out, d.infimnist_alpha, d.infimnist_seed)
         F = infimnist_fields((h, w), d.infimnist_seed)

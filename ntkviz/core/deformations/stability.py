@@ -30,7 +30,7 @@ import numpy as np
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.conv.architecture import Architecture
 from ntkviz.core.conv.gram import ImageBatch, image_stack
-from ntkviz.core.deformations.deform import Deformation, deform_image
+from ntkviz.core.deformations.deform import Deformation, _deform_image, jacobian_sup_norm, tau_sup_norm
 
 __all__ = ["FAMILIES", "SweepResult", "SweepProgress", "family_deformation", "stability_sweep",
            "fit_loglog_slope", "SMOOTH_LENGTH"]
@@ -43,8 +43,12 @@ SMOOTH_LENGTH = 4.0
 def family_deformation(family: str, amplitude: float, seed: int) -> Deformation:
     """The member of ``family`` at ``amplitude`` for ``seed`` (see the module docstring)."""
     check_choice("family", family, FAMILIES)
-    a = check_float("amplitude", amplitude, 0.0, 1e3)
-    seed = check_int("seed", seed, 0, 2**32 - 1)
+    return _family_deformation(family, check_float("amplitude", amplitude, 0.0, 1e3),
+                               check_int("seed", seed, 0, 2**32 - 1))
+
+
+def _family_deformation(family: str, a: float, seed: int) -> Deformation:
+    """:func:`family_deformation` of checked arguments (no checks)."""
     if family == "smooth":
         return Deformation(smooth_amplitude=a, smooth_length=SMOOTH_LENGTH, smooth_seed=seed)
     if family == "translation":
@@ -170,8 +174,6 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
 
     Stop iterating to cancel; the last item has ``result.complete = True``.
     """
-    from ntkviz.core.deformations.deform import jacobian_sup_norm, tau_sup_norm
-
     arch = arch.validated()
     check_choice("family", family, FAMILIES)
     X = image_stack(images, "images")
@@ -194,6 +196,16 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
         if R.shape[1:] != X.shape[1:] or ref_labels.shape[0] != R.shape[0]:
             raise ValueError("reference_images must match the images' shape and have one label each")
     arch.layer_sizes(X.shape[1], X.shape[2])
+    return _stability_sweep(X, labels, arch, family, amps, seed_list, R, ref_labels, slope_points)
+
+
+def _stability_sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, family: str, amps: np.ndarray,
+                     seed_list: list[int], R: np.ndarray, ref_labels: np.ndarray, slope_points: int
+                     ) -> Iterator[SweepProgress]:
+    """:func:`stability_sweep` of checked arguments (no checks: for requests that validated
+    them once): ``X`` and ``R`` float64 (N, H, W, C) stacks that fit the validated ``arch``,
+    ``amps`` increasing positive amplitudes <= 1e3, seeds in [0, 2^31]. Every generated
+    deformation is validated once (a rotation family amplitude beyond 360° is refused there)."""
     ntk = arch.supports_ntk
     n, n_amp, n_seed = X.shape[0], len(amps), len(seed_list)
     n_ref = R.shape[0]
@@ -221,7 +233,8 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     for k, a in enumerate(amps):
         for d in range(n):
             for si, s in enumerate(seed_list):
-                y, tau = deform_image(X[d], family_deformation(family, a, (1000 * d + s) % 2**32))
+                deformation = _family_deformation(family, float(a), (1000 * d + s) % 2**32).validated()
+                y, tau = _deform_image(X[d], deformation)
                 deformed[k * n_def + d * n_seed + si] = y
                 tau_sup[k, d * n_seed + si] = tau_sup_norm(tau)
                 jac_sup[k, d * n_seed + si] = jacobian_sup_norm(tau)

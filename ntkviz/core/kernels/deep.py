@@ -132,6 +132,12 @@ def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,
     bias = check_float("bias", bias, 0.0, 1e6)
     check_choice("activation", activation, ACTIVATIONS)
     flat, shape = flat_cosines(u)
+    return shaped(shape, *_deep_kernel(flat, depth, ntk, bias, activation, normalize))
+
+
+def _deep_kernel(flat, depth: int, ntk: bool, bias: float, activation: str, normalize: bool):
+    """:func:`deep_kernel` of flat float64 cosines in [-1, 1] with checked parameters (no
+    checks here: for callers that validated them once, e.g. ``KernelSpec.validated``)."""
     t = dual_tables(activation, depth, bias)
     value = np.empty_like(flat)
     deriv = np.empty_like(flat)
@@ -144,7 +150,7 @@ def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,
             raise ValueError(f"normalize: the kernel's value at u = 1 is {one[0]}, cannot divide by it")
         value /= one[0]
         deriv /= one[0]
-    return shaped(shape, value, deriv)
+    return value, deriv
 
 
 def deep_ntk(u, depth: int, bias: float = 0.0, activation: str = "relu", normalize: bool = False):

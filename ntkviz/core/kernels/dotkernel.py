@@ -22,7 +22,7 @@ from ntkviz import limits as _limits
 from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.kernels.activations import ACTIVATIONS
 from ntkviz.core.kernels.arccos import arccos_kernel, flat_cosines
-from ntkviz.core.kernels.deep import MAX_DEPTH, deep_kernel
+from ntkviz.core.kernels.deep import MAX_DEPTH, _deep_kernel
 
 __all__ = ["KernelSpec", "KERNEL_NAMES", "ACTIVATIONS", "evaluate_kernel", "kernel_at_one",
            "MAX_BIAS"]
@@ -105,16 +105,30 @@ def evaluate_kernel(spec: KernelSpec, u) -> tuple[np.ndarray, np.ndarray]:
     """
     spec = spec.validated()
     flat, shape = flat_cosines(u)
+    return _evaluate_kernel(spec, flat.reshape(shape))
+
+
+def _evaluate_kernel(spec: KernelSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`evaluate_kernel` without checks: ``spec`` validated (``spec.validated()``) and
+    ``u`` a float64 array in [-1, 1] (e.g. a ``linspace``), as a request holds them after
+    its ``__post_init__``."""
+    u = np.asarray(u, dtype=np.float64)
+    flat = np.ascontiguousarray(u.reshape(-1))
     if spec.name.startswith("arccos"):
         value = np.empty_like(flat)
         deriv = np.empty_like(flat)
         arccos_kernel(flat, 0 if spec.name == "arccos0" else 1, value, deriv)
     else:
-        value, deriv = deep_kernel(flat, spec.depth, ntk=spec.name == "ntk", bias=spec.bias,
-                           activation=spec.activation, normalize=spec.normalize)
-    return tuple(np.asarray(a).reshape(shape) for a in (value, deriv))
+        value, deriv = _deep_kernel(flat, spec.depth, spec.name == "ntk", spec.bias, spec.activation,
+                                    spec.normalize)
+    return tuple(np.asarray(a).reshape(u.shape) for a in (value, deriv))
 
 
 def kernel_at_one(spec: KernelSpec) -> float:
     """κ(1) for ``spec`` (1 when normalised; ReLU without bias: NTK L, NNGP 1; step NTK: inf)."""
-    return float(evaluate_kernel(spec, 1.0)[0])
+    return _kernel_at_one(spec.validated())
+
+
+def _kernel_at_one(spec: KernelSpec) -> float:
+    """:func:`kernel_at_one` of a validated ``spec`` (no checks)."""
+    return float(_evaluate_kernel(spec, np.ones(1))[0][0])

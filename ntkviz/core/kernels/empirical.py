@@ -329,6 +329,14 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
     check_choice("activation", activation, ACTIVATIONS)
     bias = check_float("bias", bias, *_limits.BIAS_RANGE)
     check_choice("coupling", coupling, COUPLINGS)
+    return _empirical_kernels(flat, width, depth, seed, n_samples, activation, bias, coupling)
+
+
+def _empirical_kernels(flat, width: int, depth: int, seed: int, n_samples: int, activation: str,
+                       bias: float, coupling: str) -> EmpiricalKernels:
+    """:func:`empirical_kernels` of flat float64 cosines in [-1, 1] with checked parameters
+    (no checks: for requests that validated them once)."""
+    flat = np.array(flat, dtype=np.float64)  # a copy: it is frozen in the result
     sigma, dsigma, c = activation_functions(activation)
     children = np.random.SeedSequence(seed).spawn(n_samples)
     ntk = np.empty((n_samples, flat.size))
