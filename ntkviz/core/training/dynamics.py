@@ -120,16 +120,20 @@ CHUNK_STEPS = 2000
 DRIFT_POINTS = 200
 # ----------------------------------------------------------------------------- numba kernels
 @njit(nogil=True, cache=True)
+def _dot(B, j, X, i):
+    """b_j · x_i, summed in order of the coordinates."""
+    acc = 0.0
+    for k in range(B.shape[1]):
+        acc += B[j, k] * X[i, k]
+    return acc
+
+
+@njit(nogil=True, cache=True)
 def _preactivations(B, X, Z):
     """Z[j, i] = b_j · x_i."""
-    m, d = B.shape
-    n = X.shape[0]
-    for j in range(m):
-        for i in range(n):
-            acc = 0.0
-            for k in range(d):
-                acc += B[j, k] * X[i, k]
-            Z[j, i] = acc
+    for j in range(B.shape[0]):
+        for i in range(X.shape[0]):
+            Z[j, i] = _dot(B, j, X, i)
 
 
 @njit(nogil=True, cache=True)
@@ -164,16 +168,14 @@ def _net_gradient(a, Z, X, r, coef, ga, gB):
 
 
 @njit(nogil=True, cache=True)
-def _linear_from_features(a0, Z0, DZ, da, scale, out):
-    """out[i] = s Σ_j [da_j σ(z0_ji) + a0_j 1{z0_ji > 0} dz_ji] (= Dh(w0)·(w − w0)), where
-    ``DZ[j, i] = dB_j · x_i`` (:func:`_preactivations` of ``dB``)."""
-    m = a0.shape[0]
-    for i in range(Z0.shape[1]):
+def _linear_from_features(a0, Z0, X, da, dB, scale, out):
+    """out[i] = s Σ_j [da_j σ(z0_ji) + a0_j 1{z0_ji > 0} dB_j · x_i] (= Dh(w0)·(w − w0))."""
+    for i in range(X.shape[0]):
         acc = 0.0
-        for j in range(m):
+        for j in range(a0.shape[0]):
             z = Z0[j, i]
             if z > 0.0:
-                acc += da[j] * z + a0[j] * DZ[j, i]
+                acc += da[j] * z + a0[j] * _dot(dB, j, X, i)
         out[i] = scale * acc
 
 
@@ -187,7 +189,6 @@ def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_lim
     m, d = B.shape
     n = X.shape[0]
     Z = np.empty((m, n))
-    DZ = np.empty_like(Z)  # dB_j · x_i, for the linearisation
     h = np.empty(n)
     r = np.empty(n)
     hl = np.empty(n)
@@ -198,8 +199,7 @@ def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_lim
     for step in range(nsteps):
         _preactivations(B, X, Z)
         _net_from_preactivations(a, Z, scale, h)
-        _preactivations(dB, X, DZ)
-        _linear_from_features(a0, Z0, DZ, da, scale, hl)
+        _linear_from_features(a0, Z0, X, da, dB, scale, hl)
         loss = 0.0
         loss_lin = 0.0
         for i in range(n):
@@ -280,11 +280,9 @@ def linearized_output(a0, B0, da, dB, X, scale: float = 1.0) -> np.ndarray:
     """Dh(w0)·(w − w0) at the rows of ``X``, with w − w0 = (da, dB)."""
     a0, B0, da, dB, X = _c(a0), _c(B0), _c(da), _c(dB), _c(X)
     Z0 = np.empty((B0.shape[0], X.shape[0]))
-    DZ = np.empty_like(Z0)
     _preactivations(B0, X, Z0)
-    _preactivations(dB, X, DZ)
     out = np.empty(X.shape[0])
-    _linear_from_features(a0, Z0, DZ, da, float(scale), out)
+    _linear_from_features(a0, Z0, X, da, dB, float(scale), out)
     return out
 
 
