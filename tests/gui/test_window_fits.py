@@ -23,11 +23,6 @@ from ntkviz.gui.main_window import MainWindow
 from ntkviz.gui.panels import keys
 
 SCREEN = (1280, 720)
-#: panels whose plots are cut at the window's minimum size (not their owner's layout here)
-CUT_AT_MINIMUM = {
-    "kernel": "kernel_curves.py: its plots shrink below their axes and legend",
-    "spectrum": "spectrum.py: its plots shrink below their axes and legend",
-}
 
 
 def needs_horizontal_scroll(panel) -> list[str]:
@@ -116,9 +111,7 @@ def test_every_tab_fits_1280x720_and_never_resizes_the_window(qtbot, window):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("key", [
-    pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=CUT_AT_MINIMUM[k]))
-    if k in CUT_AT_MINIMUM else k for k in keys()])
+@pytest.mark.parametrize("key", keys())
 def test_nothing_is_cut_at_the_smallest_window(qtbot, dispatcher, settings, key):
     """The tab alone (as at start-up: tabs are built when first shown), in the smallest
     window it allows (the window's minimum is the largest of its built tabs')."""

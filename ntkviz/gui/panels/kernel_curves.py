@@ -20,6 +20,11 @@ from ntkviz.models.kernel_curves import KernelCurvesModel
 
 __all__ = ["QtKernelCurvesPanel"]
 
+#: smallest size of each plot (px): its title, its axes and its legend (the default
+#: kernels' entries in at most two rows) uncut, above a plot area of about 100 px; the two plots
+#: and the controls still fit a 1280×720 window
+PLOT_MIN = (420, 250)
+
 HELP = """
 <h3>Kernel curves κ(u)</h3>
 <p>Dot-product kernels on the unit sphere, as functions of the cosine
@@ -108,8 +113,10 @@ class QtKernelCurvesPanel(KernelChoicePanel):
                         CurveHover(self.plot_near.getPlotItem(), self.hover, "ε", "value")]
         self._err_items = []
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        splitter.addWidget(self.plot)
-        splitter.addWidget(self.plot_near)
+        for plot in (self.plot, self.plot_near):
+            plot.setMinimumSize(*PLOT_MIN)  # a smaller view would cut the figure
+            splitter.addWidget(plot)
+        splitter.setChildrenCollapsible(False)
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)

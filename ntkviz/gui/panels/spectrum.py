@@ -52,6 +52,11 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 ZERO_ENTRY = "μₖ = 0 exactly (△)"
 BAD_ENTRY = "not trustworthy (×)"
 
+#: smallest sizes (px) of the eigenvalue and local-slope plots: their titles, axes and
+#: legends (the default kernels' and guides' entries in three rows, one for the slopes)
+#: uncut, above a plot area of about 100 px; with the controls they fit a 1280×720 window
+SPECTRUM_PLOT_MIN, SLOPE_PLOT_MIN = (480, 320), (480, 230)
+
 _RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
 
 
@@ -216,8 +221,10 @@ class QtSpectrumPanel(KernelChoicePanel):
         self._hovers = [Log10Hover(self.plot.getPlotItem(), self.hover, "k", "μ"),
                         CurveHover(self.plot_slope.getPlotItem(), self.hover, "k", "slope")]
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        splitter.addWidget(self.plot)
-        splitter.addWidget(self.plot_slope)
+        for plot, size in ((self.plot, SPECTRUM_PLOT_MIN), (self.plot_slope, SLOPE_PLOT_MIN)):
+            plot.setMinimumSize(*size)  # a smaller view would cut the figure
+            splitter.addWidget(plot)
+        splitter.setChildrenCollapsible(False)
         splitter.setSizes([500, 360])  # the slope view keeps >= 3 labelled ticks
         plots = QtWidgets.QWidget()
         pl = QtWidgets.QVBoxLayout(plots)
