@@ -160,7 +160,7 @@ class DeformRequest:
     """
 
     image: np.ndarray
-    deformation: Deformation
+    deformation: core_deform.Deformation
     architecture: Architecture
     label: int | None = None
     reference_norms: object = field(default=None, repr=False)
@@ -282,7 +282,6 @@ class ContextProgress:
 
 
 _CACHE_LOCK = threading.Lock()
-_REFERENCE_NORMS: dict = {}   # (arch, per_class) -> list of ImageNorms
 _CONTEXT_CACHE: dict = {}     # (digest, label, arch, per_class) -> ContextResult
 _CACHE_MAX = 64
 
@@ -362,20 +361,14 @@ class ContextRequest:
         n = len(refs)
         steps = 2 * n + 1
         done = 0
-        with _CACHE_LOCK:
-            ref_norms = list(_REFERENCE_NORMS.get((arch, self.per_class), []))
         norms_x = self.reference_norms if self.reference_norms is not None else _image_norms(x, arch)
         done += 1
-        for i in range(len(ref_norms), n):
+        ref_norms = []
+        for i in range(n):  # core's norm cache keeps them (also across a cancelled run)
             ref_norms.append(_image_norms(refs[i], arch))
             done += 1
             if i % 10 == 9:
-                with _CACHE_LOCK:
-                    if len(_REFERENCE_NORMS.get((arch, self.per_class), [])) < len(ref_norms):
-                        _REFERENCE_NORMS[(arch, self.per_class)] = list(ref_norms)
                 yield ContextProgress(done / steps)
-        with _CACHE_LOCK:
-            _REFERENCE_NORMS[(arch, self.per_class)] = list(ref_norms)
         done = n + 1
         dist = {m: np.full(n, np.nan) for m in ContextResult.MAPS}
         for i in range(n):

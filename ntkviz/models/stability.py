@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
+from ntkviz.models._base import ParamModel, check_float, check_int
 
 __all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
            "sweep_cost"]

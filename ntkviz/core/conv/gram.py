@@ -72,15 +72,20 @@ class ImageNorms:
 
 _CACHE_LOCK = threading.Lock()
 _NORMS_CACHE: "OrderedDict[tuple, ImageNorms]" = OrderedDict()
-_NORMS_CACHE_SIZE = 256
+#: the norm cache holds at most this many bytes of patches and norms (~69 KiB per 28×28
+#: digit for M1: ~1900 digits, more than a context view's 10 × 30 references and the
+#: stability sweep's digits together)
+_NORMS_CACHE_BYTES = 128 * 2**20
+_norms_cache_bytes = 0
 
 
 def image_norms(image, arch: Architecture) -> ImageNorms:
     """Per-image norm pipeline (the ``(x, x)`` pass) and self kernels, cached.
 
     ``image`` is (H, W) or (H, W, C), finite, used as given (MNIST: divide
-    uint8 by 255 first). Results are cached by content (last 256 images), so
-    calling this again on the same array is free.
+    uint8 by 255 first). Results are cached by content (least recently used first out,
+    128 MiB in all), so calling this again on the same array is free. This is the one
+    cache of image norms: the jobs do not keep their own.
     """
     return _image_norms(validate_image(image), validated_architecture(arch))
 
@@ -102,11 +107,18 @@ def _image_norms(image: np.ndarray, arch: Architecture) -> ImageNorms:
     kc, kn = run_pair(True, px, px, norms, norms, plan, ntk)
     img.setflags(write=False)  # (patches and norms stay writable: numba types read-only arrays apart)
     result = ImageNorms(img, arch, px, norms, float(kc), float(kn) if ntk else math.nan)
+    global _norms_cache_bytes
     with _CACHE_LOCK:
-        _NORMS_CACHE[key] = result
-        while len(_NORMS_CACHE) > _NORMS_CACHE_SIZE:
-            _NORMS_CACHE.popitem(last=False)
+        if key not in _NORMS_CACHE:
+            _NORMS_CACHE[key] = result
+            _norms_cache_bytes += _footprint(result)
+        while _norms_cache_bytes > _NORMS_CACHE_BYTES and len(_NORMS_CACHE) > 1:
+            _norms_cache_bytes -= _footprint(_NORMS_CACHE.popitem(last=False)[1])
     return result
+
+
+def _footprint(n: ImageNorms) -> int:
+    return n.image.nbytes + n.patches.nbytes + n.norms.nbytes
 
 
 def _check_pair(nx: ImageNorms, ny: ImageNorms, arch: Architecture) -> Architecture:

@@ -65,7 +65,6 @@ from functools import lru_cache
 
 import numpy as np
 from numba import njit
-from scipy.special import roots_legendre
 
 from ntkviz import limits as _limits
 from ntkviz.core.spectra import _series

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
