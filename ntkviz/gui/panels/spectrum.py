@@ -120,12 +120,91 @@ def mu0_text(series) -> str:
 
 
 def dotted_line(i: int) -> dict:
-    """Plot options of curve ``i``: a line through dots. The dots' pen and brush are
-    ``QPen``/``QBrush`` objects, which pyqtgraph keeps: given ``None`` or a colour it makes
-    new ones on every ``setData``, so its symbol atlas misses, renders the symbol again and
-    grows by one entry per update while a slider moves."""
+    """Plot options of curve ``i``: a line through dots (:class:`DottedCurve`). The dots'
+    pen and brush are ``QPen``/``QBrush`` objects, which pyqtgraph keeps: given ``None``
+    or a colour it makes new ones on every ``setData``, so its symbol atlas misses,
+    renders the symbol again and grows by one entry per update while a slider moves."""
     return dict(pen=pen(i, 1.5), symbol="o", symbolSize=4, symbolPen=pg.mkPen(None),
                 symbolBrush=pg.mkBrush(pen(i).color()))
+
+
+#: side (px) of the screen cells holding one dot each of a dotted curve
+DOT_CELL_PX = 1.0
+
+
+def spaced_dots(px: np.ndarray, py: np.ndarray, cell: float = DOT_CELL_PX) -> np.ndarray:
+    """Indices (increasing) of the points that get a dot: the first point, in data
+    order, of every ``cell``×``cell`` square of the screen that holds any (``px``,
+    ``py``: screen coordinates); non-finite points get none. A dropped point is
+    within √2·``cell`` of a kept one, under the 4 px dot drawn there."""
+    ok = np.flatnonzero(np.isfinite(px) & np.isfinite(py))
+    if ok.size == 0:
+        return ok
+    cx = np.floor((px[ok] - px[ok].min()) / cell).astype(np.int64)
+    cy = np.floor((py[ok] - py[ok].min()) / cell).astype(np.int64)
+    _, first = np.unique(cx * (int(cy.max()) + 1) + cy, return_index=True)
+    return ok[np.sort(first)]
+
+
+class DottedCurve(pg.PlotDataItem):
+    """A line through every point with a dot only on :func:`spaced_dots` of them (and
+    on the points with the largest x and y), at the view's current scale: in log k the
+    dots of a large k max pile up on the same pixels, and setting and painting each of
+    them is part of every redraw. The line, the hover read-out (``xData``, ``yData``)
+    and the CSV hold every point; the legend sample is unchanged. The dots are placed
+    again when the view's scale grows or shrinks by more than ``RESCALE`` (zoom,
+    resize, export at another size)."""
+
+    RESCALE = 1.2
+    _scale = (0.0, 0.0)  # px per data unit (x, y) of the dots drawn
+
+    def updateItems(self, styleUpdate: bool = True):  # noqa: N802 - pyqtgraph API
+        symbol = self.opts["symbol"]
+        self.opts["symbol"] = None  # the line alone, through every point
+        try:
+            super().updateItems(styleUpdate)
+        finally:
+            self.opts["symbol"] = symbol
+        self._place_dots()
+
+    def _view_scale(self) -> tuple[float, float]:
+        view = self.getViewBox()
+        rect = view.viewRect() if view is not None else None
+        if rect is None or rect.width() <= 0 or rect.height() <= 0:
+            return 0.0, 0.0
+        return view.width() / rect.width(), view.height() / rect.height()
+
+    def _place_dots(self) -> None:
+        o = self.opts
+        style = dict(symbol=o["symbol"], size=o["symbolSize"], pen=o["symbolPen"],
+                     brush=o["symbolBrush"], pxMode=o["pxMode"], antialias=o["antialias"])
+        data = self._getDisplayDataset()
+        x, y = (data.x, data.y) if data is not None else (np.empty(0), np.empty(0))
+        sx, sy = self._scale = self._view_scale()
+        if sx > 0 and sy > 0 and len(x):  # laid out: one dot per screen cell (else all)
+            keep = spaced_dots(x * sx, y * sy)
+            # and the points with the largest x and y: pyqtgraph 0.14 bounds the item by
+            # the smaller of its line's and its dots' maxima, so the view's auto-range
+            # stays that of every point
+            ends = [int(np.nanargmax(v)) for v in (x, y) if np.isfinite(v).any()]
+            keep = np.union1d(keep, ends)
+            x, y = x[keep], y[keep]
+        self.scatter.setData(x=x, y=y, **style)
+        self.scatter.setVisible(o["symbol"] is not None and len(x) > 0)
+
+    def _rescaled(self) -> None:
+        new = self._view_scale()
+        if any(n > 0 and not 1 / self.RESCALE <= (o / n if o > 0 else 0) <= self.RESCALE
+               for o, n in zip(self._scale, new)):
+            self._place_dots()
+
+    def viewRangeChanged(self, vb=None, ranges=None, changed=None):  # noqa: N802 - pyqtgraph API
+        super().viewRangeChanged(vb, ranges, changed)
+        self._rescaled()
+
+    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
+        super().viewTransformChanged()
+        self._rescaled()
 
 
 def superscript_powers(text: str) -> str:
@@ -283,11 +362,12 @@ class QtSpectrumPanel(KernelChoicePanel):
         self._used.add(key)
         return entry[1]
 
-    def _curve(self, plot, key: tuple, x, y, style=None, bounds: bool = True, **opts):
+    def _curve(self, plot, key: tuple, x, y, style=None, bounds: bool = True,
+               cls=pg.PlotDataItem, **opts):
         # dynamicRangeLimit=None: pyqtgraph would otherwise redo every item's display data
         # (symbols included) whenever the y range changes, i.e. twice per update; it only
         # clips points more than 10^6 view heights away, never the case with auto-range
-        item = self._item(plot, key, lambda: pg.PlotDataItem(dynamicRangeLimit=None, **opts), style,
+        item = self._item(plot, key, lambda: cls(dynamicRangeLimit=None, **opts), style,
                           opts.get("name"), bounds)
         item.setData(x, y)
         return item
@@ -317,7 +397,8 @@ class QtSpectrumPanel(KernelChoicePanel):
             # are the red crosses (a line through them read as data, e.g. the rounding
             # noise of the depth-50 NTK at p = 1000 drawn as a solid band)
             m = s.shown & (s.k >= 1) & np.isfinite(ly) & ~b
-            self._curve(pi, ("mu", i), s.k[m], ly[m], name=s.label, **dotted_line(i))
+            self._curve(pi, ("mu", i), s.k[m], ly[m], name=s.label, cls=DottedCurve,
+                        **dotted_line(i))
             z = s.zero & (s.k >= 1)
             if z.any():
                 # one row of markers per kernel, stacked below the data
@@ -336,7 +417,8 @@ class QtSpectrumPanel(KernelChoicePanel):
                             name=BAD_ENTRY if named else None)
             if params.slope and len(s.slope):
                 sk, slope = trusted_slopes(s, b)
-                self._curve(ps, ("slope", i), sk, slope, name=s.label, **dotted_line(i))
+                self._curve(ps, ("slope", i), sk, slope, name=s.label, cls=DottedCurve,
+                            **dotted_line(i))
         if params.guides:
             self._draw_guides(r, params.slope, (floor - len(r.series) * gap, highest + gap))
         self._drop_unused()
