@@ -8,6 +8,14 @@ import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # a 1920×1200 virtual screen (Qt's offscreen default is 800×800, smaller than the app's
+    # window): geometry is restored and clamped as on a real desktop
+    _screen = Path(tempfile.mkdtemp(prefix="ntkviz-test-screen-")) / "screen.json"
+    _screen.write_text('{"screens": [{"name": "test", "x": 0, "y": 0, "width": 1920, '
+                       '"height": 1200, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}')
+    atexit.register(shutil.rmtree, _screen.parent, True)
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_screen}"
 os.environ.setdefault("LANG", "C.UTF-8")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 if not os.environ.get("NUMBA_CACHE_DIR"):

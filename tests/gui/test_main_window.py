@@ -191,12 +191,14 @@ def test_settings_restore_parameters_and_geometry(qtbot, window, dispatcher, set
     kernel = window.panels["kernel"]
     with qtbot.waitSignal(kernel.computed, timeout=30000):
         kernel.kernels.depth.setValue(9)
-    window.resize(700, 500)
+    small = window.minimumSizeHint()
+    size = (max(1000, small.width()), max(700, small.height()))  # not the default 1280×820
+    window.resize(*size)
     window.close()
     again = MainWindow(dispatcher, settings, panels=MINE)
     qtbot.addWidget(again)
     assert again.panels["kernel"].kernels.depth.value() == 9
-    assert (again.width(), again.height()) == (700, 500)
+    assert (again.width(), again.height()) == size
 
 
 def test_progress_and_cancel_for_long_job(qtbot, window):

@@ -189,11 +189,9 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
         for k in range(kdim):
             for xp in range(nxp):
                 pxc[k * nxp + xp] = px[k, xpos[xp]]
-    for e in range(noy * nxp):
-        accC[e] = 0.0
+    accC[: noy * nxp] = 0.0
     if ntk:
-        for e in range(noy * nxp):
-            accN[e] = 0.0
+        accN[: noy * nxp] = 0.0
     for i2 in range(h):
         row_used = False
         for t in range(w):
@@ -202,11 +200,9 @@ def _layer(first, px, py, Gin, Nin, nx, ny, li, offs, nu, inv_s2, ntk, csr_ptr, 
                 continue
             if not row_used:
                 row_used = True
-                for e in range(wo * nxp):
-                    rowC[e] = 0.0
+                rowC[: wo * nxp] = 0.0
                 if ntk:
-                    for e in range(wo * nxp):
-                        rowN[e] = 0.0
+                    rowN[: wo * nxp] = 0.0
             # patch kernel of y position (i2, t) with every x position, grouped by column offset
             for xp in range(nxp):
                 P[xp] = 0.0
