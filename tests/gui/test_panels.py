@@ -471,8 +471,9 @@ def _significant_digits(text: str) -> int:
 
 
 def test_mu0_readout_and_table_show_the_shortest_text_that_reads_back(qtbot, spectrum_panel):
-    """The μ₀ read-out is the table's mu_k cell at k = 0, and every mu_k cell has exactly
-    as many significant digits as Python's repr (an independent shortest round-trip
+    """The μ₀ read-out is the table's mu_k at k = 0 to 10 significant digits (3/8 reads
+    3.75e-01 even where the float64 is 3 ulp below it), and every mu_k cell has exactly as
+    many significant digits as Python's repr (an independent shortest round-trip
     algorithm): no digit more, none less."""
     panel = spectrum_panel
     panel.right.setCurrentWidget(panel.table)
@@ -484,7 +485,8 @@ def test_mu0_readout_and_table_show_the_shortest_text_that_reads_back(qtbot, spe
         if mu != 0:
             assert _significant_digits(text) == _significant_digits(repr(mu)), (text, repr(mu))
         if model.rows[row][col_k] == 0:
-            assert f"{model.rows[row][col_label]}: {text}" in panel.mu0.text()
+            shown = panel.mu0.text().split(f"{model.rows[row][col_label]}: ")[1].split(";")[0]
+            assert float(shown) == pytest.approx(mu, rel=1e-10) and _significant_digits(shown) <= 10
     assert panel.mu0.text().count(":") == len(panel.response.series)
     assert cell_text(0.1 + 0.2) == "3.0000000000000004e-01" and cell_text(0.375) == "3.75e-01"
 

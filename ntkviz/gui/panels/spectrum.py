@@ -107,16 +107,16 @@ class _TableModel(QtCore.QAbstractTableModel):
 
 
 def mu0_text(series) -> str:
-    """μ₀ of ``series`` as its ``mu_k`` cell of the values table (:func:`cell_text`: the
-    shortest text that reads back as the computed float64, e.g. ``3.7499999999999983e-01``
-    when quadrature lands 3 ulp below 3/8), or from ``log10_mu`` when μ₀ is beyond the
-    float64 range."""
+    """μ₀ of ``series`` to 10 significant digits in the table's notation (``3.75e-01``; the
+    values table keeps every digit of the float64, e.g. ``3.7499999999999983e-01`` where a
+    closed form lands 3 ulp below 3/8, within its error estimate), or from ``log10_mu`` when
+    μ₀ is beyond the float64 range."""
     mu0 = float(series.mu[0])
     log10_mu = getattr(series, "log10_mu", None)
     if (mu0 == 0 or not np.isfinite(mu0)) and log10_mu is not None and np.isfinite(log10_mu[0]) \
             and not series.zero[0]:
         return sci(log10=float(log10_mu[0]))
-    return cell_text(mu0)
+    return cell_text(float(f"{mu0:.10g}"))
 
 
 def dotted_line(i: int) -> dict:
