@@ -160,6 +160,19 @@ class MessageBar(QtWidgets.QFrame):
         self.hide()
 
 
+#: the window's size at first start, shrunk to a smaller screen (every tab fits 1280×720)
+DEFAULT_SIZE = (1280, 820)
+
+
+def default_size(screen) -> tuple[int, int]:
+    """:data:`DEFAULT_SIZE`, at most the screen's available area (a 1280×720 laptop
+    screen gets a window that fits it, not one that hangs below the taskbar)."""
+    if screen is None:
+        return DEFAULT_SIZE
+    free = screen.availableGeometry()
+    return min(DEFAULT_SIZE[0], free.width()), min(DEFAULT_SIZE[1], free.height())
+
+
 class MainWindow(QtWidgets.QMainWindow):
     """Tabs built from :data:`ntkviz.gui.panels.PANELS` around a shared dispatcher.
 
@@ -213,7 +226,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._progress_timer = QtCore.QTimer(self)
         self._progress_timer.setInterval(100)
         self._progress_timer.timeout.connect(self._update_progress)
-        self.resize(1280, 820)
+        self.resize(*default_size(self.screen()))
         self.restore_settings()
         self._panel_at(self.tabs.currentIndex())  # only the visible panel is built now
         self.tabs.currentChanged.connect(self._on_tab_changed)

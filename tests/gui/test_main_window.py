@@ -263,3 +263,20 @@ def test_help_dialogs(qtbot, window):
     from ntkviz.gui.main_window import ABOUT_HTML
 
     assert "CC BY-SA 3.0" in ABOUT_HTML and "{version}" in ABOUT_HTML
+
+
+def test_default_size_fits_a_small_screen():
+    from PySide6 import QtCore
+
+    from ntkviz.gui.main_window import DEFAULT_SIZE, default_size
+
+    class Screen:
+        def __init__(self, w, h):
+            self.rect = QtCore.QRect(0, 0, w, h)
+
+        def availableGeometry(self):  # noqa: N802 - Qt API
+            return self.rect
+
+    assert default_size(Screen(1280, 690)) == (1280, 690)  # a 1280×720 screen with a panel
+    assert default_size(Screen(1920, 1200)) == DEFAULT_SIZE
+    assert default_size(None) == DEFAULT_SIZE
