@@ -497,3 +497,30 @@ def test_sci_from_log10_beyond_float64():
     assert sci(log10=-1300.0) == "1e-1300"
     assert sci(1.142349069e-07) == "1.142349069e-07" and sci(0.375) == "3.75e-01"
     assert sci(0.0) == "0"
+
+
+@pytest.mark.parametrize("width", [640, 2400])
+def test_slope_view_exported_alone_keeps_the_spectrum_k_range(qtbot, spectrum_panel, tmp_path,
+                                                             monkeypatch, width):
+    """pyqtgraph links x axes through their pixel geometry: the slope plot exported at
+    another width than the spectrum plot on screen showed the wrong k range (up to ~1400
+    of 2000 at 640 px, up to 2e6 at 2400 px). At render time its range is the spectrum's."""
+    from ntkviz.gui import export
+
+    panel = spectrum_panel
+    with qtbot.waitSignal(panel.computed, timeout=60000):
+        panel.model.update(dim=1000, kmax=2000)
+    k_range = panel.plot.getViewBox().viewRange()[0]
+    seen = []
+
+    class Spy(export.exporters.ImageExporter):
+        def export(self, *args, **kwargs):
+            seen.append(self.item.getViewBox().viewRange()[0])
+            return super().export(*args, **kwargs)
+
+    monkeypatch.setattr(export.exporters, "ImageExporter", Spy)
+    export.export_view(panel, "slope", tmp_path / "slope.png", width, width * 5 // 8)
+    assert len(seen) == 1
+    np.testing.assert_allclose(seen[0], k_range, atol=1e-9)
+    assert seen[0][1] >= np.log10(2000)
+    assert panel.plot_slope.getViewBox().linkedView(0) is panel.plot.getViewBox()  # linked again

@@ -7,6 +7,7 @@ Runs standalone: ``python -m ntkviz.gui.panels.spectrum``.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
@@ -478,6 +479,23 @@ class QtSpectrumPanel(KernelChoicePanel):
     # --------------------------------------------------------------- export
     def plot_items(self) -> dict:
         return {"spectrum": self.plot.getPlotItem(), "slope": self.plot_slope.getPlotItem()}
+
+    @contextmanager
+    def exporting(self, view: str, width: int | None = None, height: int | None = None):
+        """The slope plot alone: unlinked from the spectrum plot, with the spectrum plot's k
+        range. (pyqtgraph links two x axes through their pixel geometry: exported at
+        another width than the spectrum plot on screen, the slope plot showed k up to
+        ~1400 of 2000 at 640 px and up to 2e6 at 2400 px.)"""
+        if view != "slope":
+            yield
+            return
+        k_range = self.plot.getViewBox().viewRange()[0]
+        self.plot_slope.setXLink(None)
+        self.plot_slope.setXRange(*k_range, padding=0.0)
+        try:
+            yield
+        finally:
+            self.plot_slope.setXLink(self.plot)
 
 
 if __name__ == "__main__":
