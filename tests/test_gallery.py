@@ -83,3 +83,31 @@ def test_checks_catch_what_they_should(qtbot, tmp_path):
     grid_below(w)  # the fix panels use: grid under the data on screen and in SVG
     assert svg_problems(svg_string(w.getPlotItem())) == []
     assert not any("drawn over the data" in p for p in layout_problems(w.getPlotItem()))
+
+
+def test_check_catches_a_curve_cut_by_its_axes(qtbot):
+    """A curve reaching beyond its plot's range is a problem; zeros on a log axis (log10 0
+    is not drawn) are not."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from ntkviz.gallery._checks import layout_problems
+
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.plot(np.arange(1.0, 11.0), np.arange(1.0, 11.0), name="cut")
+    w.resize(600, 400)
+    w.show()
+    qtbot.waitExposed(w)
+    assert not any("beyond" in p for p in layout_problems(w.getPlotItem(), 640, 400))
+    w.setXRange(1.0, 6.0, padding=0.0)
+    assert any("'cut' reaches beyond" in p for p in layout_problems(w.getPlotItem(), 640, 400))
+    logw = pg.PlotWidget()
+    qtbot.addWidget(logw)
+    logw.setLogMode(y=True)
+    logw.plot([1.0, 2.0, 3.0], [0.0, 0.0, 0.0], name="zeros")
+    logw.plot([1.0, 2.0, 3.0], [1.0, 10.0, 100.0], name="data")
+    logw.resize(600, 400)
+    logw.show()
+    qtbot.waitExposed(logw)
+    assert not any("beyond" in p for p in layout_problems(logw.getPlotItem(), 640, 400))

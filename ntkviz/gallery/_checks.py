@@ -116,6 +116,9 @@ def layout_problems(item, width: int | None = None, height: int | None = None) -
                 elif isinstance(it, pg.AxisItem) and it.grid is not False and _over_data(it):
                     problems.append(f"grid of the {it.orientation} axis drawn over the data "
                                     f"(use ntkviz.gui.widgets.grid_below)")
+                if isinstance(it, pg.PlotDataItem) and not _inside_view(it):
+                    problems.append(f"curve {it.name() or '(unnamed)'!r} reaches beyond its "
+                                    f"plot's range at {w}×{h}")
                 if isinstance(it, pg.AxisItem) and it.style.get("showValues", True):
                     if it.height() < 2 or it.width() < 2:
                         continue
@@ -154,3 +157,24 @@ def _shown(item) -> bool:
             return False
         item = item.parentItem()
     return True
+
+
+def _inside_view(curve) -> bool:
+    """Every point of ``curve`` (a PlotDataItem in a ViewBox) lies in the view's range
+    (within 1 % of it): an auto-ranged plot never cuts its data."""
+    view = curve.getViewBox()
+    if view is None:
+        return True
+    import numpy as np
+
+    (x0, x1), (y0, y1) = view.viewRange()
+    x, y = curve.getData()  # as displayed (log10 on log axes)
+    if x is None or y is None:
+        return True
+    shown = np.isfinite(x) & np.isfinite(y)  # log10 of 0 is not drawn
+    if not shown.any():
+        return True
+    x, y = x[shown], y[shown]
+    tol_x, tol_y = 0.01 * (x1 - x0), 0.01 * (y1 - y0)
+    return bool(x.min() >= x0 - tol_x and x.max() <= x1 + tol_x
+                and y.min() >= y0 - tol_y and y.max() <= y1 + tol_y)
