@@ -37,3 +37,20 @@ def settings(tmp_path):
     from PySide6 import QtCore
 
     return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def training_panel(qtbot):
+    """A lazy-training panel on its own dispatcher, shown at 1200×700 (paused and shut
+    down afterwards)."""
+    from ntkviz.gui.panels.training import QtTrainingPanel
+    from ntkviz.gui.workers import Dispatcher
+
+    dispatcher = Dispatcher()
+    panel = QtTrainingPanel(dispatcher)
+    qtbot.addWidget(panel)
+    panel.resize(1200, 700)
+    panel.show()
+    yield panel
+    panel.pause()
+    dispatcher.shutdown()

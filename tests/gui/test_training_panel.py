@@ -11,22 +11,14 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from ntkviz.gui.panels.training import QtTrainingPanel  # noqa: E402
-from ntkviz.gui.workers import Dispatcher  # noqa: E402
 
 SMALL = {"steps": 400, "frames": 40, "autoplay": False, "alpha": 0.01, "compare": True,
          "alpha2": 100.0}
 
 
 @pytest.fixture
-def panel(qtbot):
-    dispatcher = Dispatcher()
-    p = QtTrainingPanel(dispatcher)
-    qtbot.addWidget(p)
-    p.resize(1200, 700)
-    p.show()
-    yield p
-    p.pause()
-    dispatcher.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 def computed(qtbot, panel, state, timeout=60000):

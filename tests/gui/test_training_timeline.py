@@ -12,20 +12,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from ntkviz.gui.panels.training import QtTrainingPanel  # noqa: E402
-from ntkviz.gui.workers import Dispatcher  # noqa: E402
-
 
 @pytest.fixture
-def panel(qtbot):
-    dispatcher = Dispatcher()
-    p = QtTrainingPanel(dispatcher)
-    qtbot.addWidget(p)
-    p.resize(1200, 700)
-    p.show()
-    yield p
-    p.pause()
-    dispatcher.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 def run(qtbot, panel, **params):
