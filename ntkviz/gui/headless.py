@@ -102,20 +102,26 @@ def build_panel(panel_cls, state: dict | None = None, dispatcher=None,
     from ntkviz.gui.workers import Dispatcher
 
     app = ensure_app()
+    own = dispatcher is None
     dispatcher = dispatcher or Dispatcher()
-    panel = panel_cls(dispatcher)
-    if panel.last_error:
-        raise ValueError(panel.last_error)
-    if state:
-        panel.set_state(state)
-    panel.resize(*size)
-    panel.show()
-    app.processEvents()
-    rid = panel.start()
-    if rid == 0:
-        raise ValueError(panel.last_error or "invalid parameters")
-    wait_computed(panel, timeout_s, rid)
-    app.processEvents()
+    try:
+        panel = panel_cls(dispatcher)
+        if panel.last_error:
+            raise ValueError(panel.last_error)
+        if state:
+            panel.set_state(state)
+        panel.resize(*size)
+        panel.show()
+        app.processEvents()
+        rid = panel.start()
+        if rid == 0:
+            raise ValueError(panel.last_error or "invalid parameters")
+        wait_computed(panel, timeout_s, rid)
+        app.processEvents()
+    except BaseException:
+        if own:  # nobody else will shut it down
+            dispatcher.shutdown()
+        raise
     return panel
 
 

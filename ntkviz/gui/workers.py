@@ -25,7 +25,13 @@ from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
   item on ``yielded`` (progress or partial results) and stopping between
   items when cancelled or superseded;
 * turns exceptions into one readable line on ``errored``;
-* on :meth:`shutdown` cancels everything and waits for both pools.
+* on :meth:`shutdown` cancels everything and waits for both pools;
+* while it is open, keeps Python's cyclic garbage collector on the GUI thread
+  (:class:`GuiThreadGarbageCollector`): CPython collects in whichever thread
+  crosses the allocation threshold, and a collection on a worker thread frees
+  pyqtgraph items caught in reference cycles from the wrong thread while the GUI
+  thread paints them (memory corruption; seen as an abort inside garbage
+  collection).
 
 Each worker's signals live on a ``QObject`` created on the GUI thread and kept
 referenced until the worker has finished (a signal object freed while its
@@ -41,6 +47,7 @@ Example
 """
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import traceback
@@ -50,7 +57,7 @@ from typing import Callable, Iterator
 from PySide6 import QtCore
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
-__all__ = ["Dispatcher", "readable_error"]
+__all__ = ["Dispatcher", "GuiThreadGarbageCollector", "readable_error"]
 
 log = logging.getLogger("ntkviz.gui.workers")
 
@@ -62,6 +69,67 @@ def readable_error(exc: BaseException) -> str:
     if isinstance(exc, ValueError) and text:
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class GuiThreadGarbageCollector:
+    """Python's cyclic garbage collector run by a GUI-thread timer, while held.
+
+    :meth:`hold` (on the GUI thread) turns automatic collection off; every
+    ``interval_ms`` a timer collects generation g (and the younger ones) when its
+    count has passed ``gc.get_threshold()[g]``, as CPython would: the policy of
+    pyqtgraph's ``GarbageCollector``, with an end. The last :meth:`release` turns
+    automatic collection back on (if it was on). Each open :class:`Dispatcher`
+    holds it, so worker threads never run a collection. A process has one
+    (:data:`GUI_THREAD_GC`).
+    """
+
+    def __init__(self, interval_ms: int = 100):
+        self.interval_ms = int(interval_ms)
+        self._holders = 0
+        self._timer: QTimer | None = None
+        self._was_enabled = True
+
+    @property
+    def held(self) -> bool:
+        """``True`` while automatic collection is replaced by the GUI-thread timer."""
+        return self._holders > 0
+
+    def hold(self) -> None:
+        """Start (or join) GUI-thread collection; call on the GUI thread."""
+        if self._holders == 0:
+            self._was_enabled = gc.isenabled()
+            gc.disable()
+            self._timer = QTimer()
+            self._timer.timeout.connect(self.collect)
+            self._timer.start(self.interval_ms)
+        self._holders += 1
+
+    def release(self) -> None:
+        """Leave; the last holder restores automatic collection."""
+        if self._holders == 0:
+            return
+        self._holders -= 1
+        if self._holders == 0:
+            self._timer.stop()
+            self._timer = None
+            if self._was_enabled:
+                gc.enable()
+
+    @staticmethod
+    def collect() -> int:
+        """Collect the oldest generation whose allocation count passed its threshold
+        (younger ones with it); returns the number of unreachable objects found."""
+        counts, thresholds = gc.get_count(), gc.get_threshold()
+        generation = -1
+        for g in range(3):
+            if counts[g] <= thresholds[g]:
+                break
+            generation = g
+        return gc.collect(generation) if generation >= 0 else 0
+
+
+#: the process's collector (held by every open :class:`Dispatcher`)
+GUI_THREAD_GC = GuiThreadGarbageCollector()
 
 
 class _WorkerSignals(QObject):
@@ -191,6 +259,7 @@ class Dispatcher(QObject):
         self._keys: dict[str, _KeyState] = {}
         self._closed = False
         self._done = True
+        GUI_THREAD_GC.hold()  # released by shutdown()
 
     # ------------------------------------------------------------------ API
     def submit(self, key: str, job: Callable[[], object], *, heavy: bool = False,
@@ -246,19 +315,24 @@ class Dispatcher(QObject):
 
         Returns ``True`` if no job is still running (a numba call cannot be
         interrupted; the caller may then end the process without finalising).
-        Safe to call twice; later submissions are ignored (they return id 0)."""
-        if self._closed:
-            return self._done
-        self._closed = True
-        for st in self._keys.values():
-            st.pending = None
-            if st.timer is not None:
-                st.timer.stop()
-            for worker in st.workers.values():
-                worker.cancelled.set()
-        for pool in (self._light, self._heavy):
-            pool.clear()
+        Safe to call again (it then waits again for a job that was still running);
+        later submissions are ignored (they return id 0). Once no job runs, the
+        dispatcher lets go of :data:`GUI_THREAD_GC`."""
+        if self._closed and self._done:
+            return True
+        if not self._closed:
+            self._closed = True
+            for st in self._keys.values():
+                st.pending = None
+                if st.timer is not None:
+                    st.timer.stop()
+                for worker in st.workers.values():
+                    worker.cancelled.set()
+            for pool in (self._light, self._heavy):
+                pool.clear()
         self._done = all([pool.waitForDone(timeout_ms) for pool in (self._light, self._heavy)])
+        if self._done:  # a job still running keeps the collector off its thread
+            GUI_THREAD_GC.release()
         return self._done
 
     # ------------------------------------------------------------ internals

@@ -13,7 +13,9 @@ from ntkviz.gui.panels.generalisation import MC_KEY, QtGeneralisationPanel  # no
 @pytest.fixture(scope="module")
 def panel():
     ensure_app()
-    return build_panel(QtGeneralisationPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
+    p = build_panel(QtGeneralisationPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
+    yield p
+    p.dispatcher.shutdown()
 
 
 def test_theory_drawn_matches_response(panel):
@@ -83,11 +85,14 @@ def test_error_bars_are_95_percent_student_t_intervals(panel, qtbot):
 def test_session_restores(panel):
     state = dict(panel.state(), dim=4, target="ridge:0.1", view="gp")
     other = build_panel(QtGeneralisationPanel, state, size=(900, 600))
-    assert other.model.params == panel.model.parse(state)
-    assert other.target_edit.text() == "ridge:0.1" and other.view_combo.currentText() == "gp"
-    with pytest.raises(ValueError, match="noise"):
-        other.set_state({"noise": -1.0})
-    assert other.model.params.noise == state["noise"]
+    try:
+        assert other.model.params == panel.model.parse(state)
+        assert other.target_edit.text() == "ridge:0.1" and other.view_combo.currentText() == "gp"
+        with pytest.raises(ValueError, match="noise"):
+            other.set_state({"noise": -1.0})
+        assert other.model.params.noise == state["noise"]
+    finally:
+        other.dispatcher.shutdown()
 
 
 def test_csv_export_through_cli(tmp_path):

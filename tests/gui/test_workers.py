@@ -287,3 +287,59 @@ def test_refresh_takes_no_positional_value(qtbot, dispatcher):
     panel = _wired_panel(dispatcher, started)
     with pytest.raises(TypeError):
         panel.refresh(20000)
+
+
+def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
+    """While a dispatcher is open, a job making cyclic garbage on a worker thread never
+    runs a collection there (a collection on a worker frees pyqtgraph items of the GUI
+    thread from the wrong thread); the GUI-thread timer collects it; after shutdown
+    automatic collection is back."""
+    import gc
+
+    from ntkviz.gui.workers import GUI_THREAD_GC, Dispatcher
+
+    assert gc.isenabled() and not GUI_THREAD_GC.held
+    collections = []  # (thread, generation) of every collection
+
+    def record(phase, info):
+        if phase == "start":
+            collections.append((threading.get_ident(), info["generation"]))
+
+    class Node:
+        def __init__(self):
+            self.me = self  # a reference cycle: only the collector frees it
+
+    def make_garbage():
+        for _ in range(50_000):  # ~70 times the generation-0 threshold
+            Node()
+        return threading.get_ident()
+
+    gc.callbacks.append(record)
+    d = Dispatcher()
+    try:
+        assert GUI_THREAD_GC.held and not gc.isenabled()
+        with qtbot.waitSignal(d.returned, timeout=20000) as blocker:
+            d.submit("garbage", make_garbage, immediate=True)
+        worker = blocker.args[2]
+        assert worker != threading.get_ident()
+        qtbot.waitUntil(lambda: any(t == threading.get_ident() for t, _ in collections),
+                        timeout=5000)
+    finally:
+        d.shutdown()
+        gc.callbacks.remove(record)
+    assert not any(t == worker for t, _ in collections), "a collection ran on the worker thread"
+    assert gc.isenabled() and not GUI_THREAD_GC.held
+
+
+def test_the_collector_is_held_until_every_dispatcher_is_shut_down(qapp):
+    import gc
+
+    from ntkviz.gui.workers import GUI_THREAD_GC, Dispatcher
+
+    a, b = Dispatcher(), Dispatcher()
+    a.shutdown()
+    assert GUI_THREAD_GC.held and not gc.isenabled()
+    a.shutdown()  # twice: still held by b
+    assert GUI_THREAD_GC.held
+    b.shutdown()
+    assert gc.isenabled() and not GUI_THREAD_GC.held
