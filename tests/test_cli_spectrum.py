@@ -144,7 +144,7 @@ def test_multiplicities_beyond_float64_are_exact_integers(tmp_path):
 
 def test_exact_multiplicities_small_p():
     """N(3, k) = 2k + 1 and N(2, k) = 2 (k >= 1): closed forms."""
-    from ntkviz.core.spectra.mercer import exact_multiplicities
+    from ntkviz.core.spectra.harmonics import exact_multiplicities
 
     assert exact_multiplicities(3, 6) == [2 * k + 1 for k in range(7)]
     assert exact_multiplicities(2, 5) == [1, 2, 2, 2, 2, 2]

@@ -6,7 +6,8 @@ from ntkviz.bench import Result, median_time
 
 def run(repeats: int) -> list[Result]:
     from ntkviz.core.kernels.dotkernel import KernelSpec
-    from ntkviz.core.spectra.mercer import _expansion_cached, mercer_spectrum
+    from ntkviz.core.spectra._power_series import _expansion_cached
+    from ntkviz.core.spectra.mercer import mercer_spectrum
 
     def fresh(spec, p, kmax):  # a new kernel: the expansions are recomputed, not cached
         _expansion_cached.cache_clear()

@@ -44,7 +44,7 @@ import importlib as _importlib
 
 #: the modules, in dependency order; any name in their ``__all__`` resolves lazily here
 _MODULES = ("_validate", "kernels.arccos", "kernels.deep", "kernels.activations", "kernels.dotkernel",
-            "kernels.empirical", "spectra.mercer", "conv.architecture", "conv.gram", "deformations.deform",
+            "kernels.empirical", "spectra.harmonics", "spectra.mercer", "conv.architecture", "conv.gram", "deformations.deform",
             "deformations.digits", "deformations.stability", "training.dynamics")
 
 #: the curated public API, by module (in this order in ``__all__``)
@@ -56,7 +56,8 @@ _API_BY_MODULE = {
     "kernels.activations": ("dual_kernel",),
     "kernels.empirical": ("empirical_kernels", "EmpiricalKernels"),
     # Mercer spectra
-    "spectra.mercer": ("mercer_spectrum", "Spectrum", "multiplicity", "log10_multiplicity", "decay_guides"),
+    "spectra.mercer": ("mercer_spectrum", "Spectrum", "decay_guides"),
+    "spectra.harmonics": ("multiplicity", "log10_multiplicity"),
     # convolutional kernels
     "conv.architecture": ("Layer", "Architecture", "PRESETS", "architecture_from_dict", "architecture_to_dict"),
     "conv.gram": ("image_norms", "ImageNorms", "cross_kernels", "rel_distances", "gram_matrix", "gram_iter"),

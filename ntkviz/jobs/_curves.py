@@ -420,7 +420,7 @@ class SpectrumResponse:
         far below 1e-308; an empty cell at exact zeros and unresolved points) and ``trustworthy``;
         or ``"slope"`` one row per local slope."""
         if view == "spectrum":
-            from ntkviz.core.spectra.mercer import exact_multiplicities
+            from ntkviz.core.spectra.harmonics import exact_multiplicities
 
             header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
                       "log10_mu", "trustworthy"]
@@ -525,7 +525,8 @@ class SpectrumRequest:
         yield SpectrumProgress(1.0, self._response(series))
 
     def _response(self, series) -> SpectrumResponse:
-        from ntkviz.core.spectra.mercer import _decay_guides, _multiplicity_table
+        from ntkviz.core.spectra.harmonics import _multiplicity_table
+        from ntkviz.core.spectra.mercer import _decay_guides
 
         kg = np.arange(1, self.kmax + 1, dtype=np.float64)
         weight = _multiplicity_table(self.dim, self.kmax)[1:] if self.weighted else 1.0

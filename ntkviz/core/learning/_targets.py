@@ -135,7 +135,7 @@ class Target:
         """Power per degree ``k = 0..kmax`` (module docstring for the formulas)."""
         p = int(dim)
         ks = np.arange(kmax + 1)
-        from ntkviz.core.spectra.mercer import log10_multiplicity
+        from ntkviz.core.spectra.harmonics import log10_multiplicity
 
         ln_n = log10_multiplicity(p, ks) * _LN10
         sign = np.zeros(kmax + 1)
@@ -167,7 +167,7 @@ class Target:
 
 
 def _ln_multiplicity(p: int, k: int) -> float:
-    from ntkviz.core.spectra.mercer import log10_multiplicity
+    from ntkviz.core.spectra.harmonics import log10_multiplicity
 
     return float(log10_multiplicity(p, np.array([k]))[0]) * _LN10
 
