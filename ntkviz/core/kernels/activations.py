@@ -41,7 +41,7 @@ from numba import njit
 from scipy import special
 
 from ntkviz import limits as _limits
-from ntkviz.core.spectra._series import hermite_coefficients, mehler_layer
+from ntkviz.core.kernels._hermite import hermite_coefficients, mehler_layer
 from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
 from ntkviz.core.kernels.arccos import relu_duals
 
@@ -130,7 +130,7 @@ _FUNCTIONS: dict[str, tuple[Callable, Callable, Callable, int]] = {
 
 def _hermite_coefficients(name: str, q: float) -> tuple[np.ndarray, float]:
     """a_n = E[σ(√q z) h_n(z)], n < N_TERMS, and E[σ(√q z)²] (one quadrature rule for the
-    whole package: :func:`ntkviz.core.spectra._series.hermite_coefficients`, ~2e-16 absolute)."""
+    whole package: :func:`ntkviz.core.kernels._hermite.hermite_coefficients`, ~2e-16 absolute)."""
     return hermite_coefficients(_FUNCTIONS[name][0], q, N_TERMS)
 
 

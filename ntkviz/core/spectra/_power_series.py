@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from ntkviz.core.kernels._hermite import hermite_tables
 from ntkviz.core.kernels.activations import activation_functions
 from ntkviz.core.kernels.dotkernel import KernelSpec
 from ntkviz.core.spectra import _series
@@ -91,7 +92,7 @@ def _compute_expansion(spec) -> _Expansion:
     hermite = None
     if smooth and spec.activation != "erf":
         sigma, _, c_sigma = activation_functions(spec.activation)
-        tables = _series.hermite_tables(sigma, c_sigma, spec.depth, spec.bias)
+        tables = hermite_tables(sigma, c_sigma, spec.depth, spec.bias)
         hermite = tables[:3]
     u = np.zeros(_N_TAYLOR_SMOOTH if hermite else _N_TAYLOR)
     u[1] = 1.0
