@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -139,19 +140,19 @@ class Spectrum:
                 rel = np.where(mu > 0.0, self.error_estimate / np.abs(mu), np.inf)
                 object.__setattr__(self, "relative_error", np.where(self.exact_zero, 0.0, rel))
 
-    @property
+    @cached_property
     def within_sum_rule(self) -> np.ndarray:
         """Degrees consistent with the sum rule Σ_k N(p, k) μ_k = κ(1), whose terms are all
         >= 0: N(p, k) μ_k <= κ(1) (compared in log10, to 1e-6). A value breaking it is wrong
-        whatever its error estimate says, and is never trusted."""
+        whatever its error estimate says, and is never trusted. (Computed once, read-only.)"""
         from ntkviz.core.kernels.dotkernel import _kernel_at_one
 
         at_one = _kernel_at_one(self.spec)
         if not (math.isfinite(at_one) and at_one > 0.0):
-            return np.ones(self.k.shape, dtype=bool)
+            return _readonly(np.ones(self.k.shape, dtype=bool))
         with np.errstate(invalid="ignore"):
             excess = self.log10_multiplicity + self.log10_mu - math.log10(at_one)
-        return ~(excess > 1e-6)
+        return _readonly(~(excess > 1e-6))
 
     @property
     def log10_trustworthy(self) -> np.ndarray:
@@ -167,10 +168,11 @@ class Spectrum:
         normal = np.abs(self.mu) >= np.finfo(np.float64).tiny
         return self.exact_zero | ((self.relative_error <= 1e-6) & normal & self.within_sum_rule)
 
-    @property
+    @cached_property
     def log10_multiplicity(self) -> np.ndarray:
-        """``log10 N(dim, k)`` from exact integers (finite at p = 1000, k = 2000)."""
-        return _log10_multiplicity(self.dim, self.k)
+        """``log10 N(dim, k)`` from exact integers (finite at p = 1000, k = 2000; computed
+        once, read-only)."""
+        return _readonly(_log10_multiplicity(self.dim, self.k))
 
     def rows(self):
         """CSV rows ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy``
@@ -182,6 +184,11 @@ class Spectrum:
             lg = float(self.log10_mu[i])
             yield (int(self.k[i]), exact[int(self.k[i])], float(self.mu[i]),
                    float(self.error_estimate[i]), lg if math.isfinite(lg) else "", bool(trust[i]))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 # --------------------------------------------------------------------------- parity zeros
