@@ -183,6 +183,25 @@ def _activate_layouts(item) -> None:
             it.prepareForPaint()  # apply deferred auto-range now
 
 
+def _fit_axes_to_labels(item) -> None:
+    """Give every axis the width (height) its tick labels need at the new size, as a
+    window's second paint would: pyqtgraph drops a label that does not fit inside the
+    axis and widens the axis only when it draws (a colour bar 13 px wide at 2400×1500
+    kept "0" of 0 … 2.5 until then). Measuring the labels once and laying out again
+    settles it before anything is rendered or checked."""
+    axes = [it for it in _scene_items(item) if isinstance(it, pg.AxisItem) and it.isVisible()]
+    if not axes:
+        return
+    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        for axis in axes:
+            axis.generateDrawSpecs(painter)  # records the widest label, asks for room
+    finally:
+        painter.end()
+    _activate_layouts(item)
+
+
 def _others(item) -> list:
     """Items of the scene that are neither ``item``, its ancestors nor its
     descendants (e.g. the other plots of a multi-plot figure)."""
@@ -271,6 +290,7 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
         if size is not None and old is not None:
             item.setGeometry(QtCore.QRectF(old.topLeft(), QtCore.QSizeF(*size)))
             _activate_layouts(item)
+            _fit_axes_to_labels(item)
             replace_legends(item)
         yield item
     finally:

@@ -279,3 +279,22 @@ def test_large_export_scales_line_widths_and_restores_them(qtbot):
         export.render_image(plot, 2400, 1440))
     assert thin >= 1 and thick >= 2 * thin - 1
     assert item.curve.opts["pen"].widthF() == 2.0  # the screen pen is back
+
+
+def test_axes_have_room_for_their_labels_in_a_large_export():
+    """The deformation view's colour bar (12 px wide on screen) laid out for a 2400×1500
+    export is as wide as its labels, so pyqtgraph draws every one of them: it drops a
+    label that does not fit inside the axis and widened the axis only on a later paint
+    (the layout check saw '0' of 0 … 2.5 while the PNG, painted twice, was right)."""
+    from ntkviz.gallery import cases_of
+    from ntkviz.gallery._checks import layout_problems
+    from ntkviz.gui.headless import build_panel
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    panel = build_panel(QtDeformationPanel, cases_of("deform")["m4_exp"])
+    try:
+        item = panel.plot_items()["displacement"]
+        assert layout_problems(item, 2400, 1500) == []  # every axis: >= 3 labelled ticks
+    finally:
+        panel.dispatcher.shutdown()
+        panel.close()
