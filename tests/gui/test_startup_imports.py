@@ -43,6 +43,21 @@ print("ok")
 """
 
 
+FIRST_PLOT_NEEDS_NO_SCIPY_SPECIAL = """
+import sys
+from ntkviz.models.kernel_curves import KernelCurvesModel
+from ntkviz.models.spectrum import SpectrumModel
+
+for model in (KernelCurvesModel(), SpectrumModel()):  # the default ReLU kernels
+    model.request()()
+assert "scipy.special" not in sys.modules  # ~0.1 s: only the activation kernels need it
+from ntkviz.core import KernelSpec, evaluate_kernel
+evaluate_kernel(KernelSpec("ntk", 3, 0.0, "gelu"), [0.5])  # and they load it themselves
+assert "scipy.special" in sys.modules
+print("ok")
+"""
+
+
 def _run(code: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300)
@@ -55,6 +70,10 @@ def test_first_request_imports_nothing_after_the_start_up_job():
 
 def test_probing_the_lazy_packages_imports_nothing():
     _run(PROBE_IMPORTS_NOTHING)
+
+
+def test_the_first_plots_do_not_import_scipy_special():
+    _run(FIRST_PLOT_NEEDS_NO_SCIPY_SPECIAL)
 
 
 def test_start_up_job_survives_invalid_parameters():

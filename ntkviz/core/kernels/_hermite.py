@@ -12,7 +12,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import roots_legendre
 
 __all__: list[str] = []  # private: imported explicitly
 
@@ -31,6 +30,8 @@ def _hermite_rule():
     have poles at distance ≳ π/(2√q) from the real axis): panels of width 0.5 with 64
     nodes reach rounding level, where an 800-node Gauss–Hermite rule stops near 3e-15.
     """
+    from scipy.special import roots_legendre  # only the activation kernels need it
+
     z, w = roots_legendre(_HERMITE_PANEL_NODES)
     edges = np.linspace(-_HERMITE_HALF_WIDTH, _HERMITE_HALF_WIDTH, _HERMITE_PANELS + 1)
     mid = 0.5 * (edges[:-1] + edges[1:])

@@ -38,7 +38,6 @@ from typing import Callable
 
 import numpy as np
 from numba import njit
-from scipy import special
 
 from ntkviz import limits as _limits
 from ntkviz.core.kernels._hermite import hermite_coefficients, mehler_layer
@@ -55,6 +54,23 @@ _JIT = dict(nogil=True, cache=True, error_model="numpy")
 
 #: Hermite-series sizes: terms kept and Gauss–Hermite nodes
 N_TERMS = 400
+
+
+def _special():
+    """``scipy.special``, imported at first use: it costs ~0.1 s, and the ReLU kernels of
+    the app's first plot never need it."""
+    from scipy import special
+
+    return special
+
+
+def _erf(z):
+    return _special().erf(z)
+
+
+def _expit(z):
+    """The logistic sigmoid 1/(1 + e^{-z})."""
+    return _special().expit(z)
 
 
 def _sqrt2pi_inv(z):
@@ -91,11 +107,11 @@ def _erf_d2(z):
 
 
 def _gelu(z):
-    return z * special.ndtr(z)
+    return z * _special().ndtr(z)
 
 
 def _gelu_d1(z):
-    return special.ndtr(z) + z * _sqrt2pi_inv(z)
+    return _special().ndtr(z) + z * _sqrt2pi_inv(z)
 
 
 def _gelu_d2(z):
@@ -107,12 +123,12 @@ def _softplus(z):
 
 
 def _sigmoid_d1(z):
-    s = special.expit(z)
+    s = _expit(z)
     return s * (1.0 - s)
 
 
 def _sigmoid_d2(z):
-    s = special.expit(z)
+    s = _expit(z)
     return s * (1.0 - s) * (1.0 - 2.0 * s)
 
 
@@ -121,10 +137,10 @@ _FUNCTIONS: dict[str, tuple[Callable, Callable, Callable, int]] = {
     "relu": (_relu, _step, _zeros, KIND_RELU),
     "step": (_step, _zeros, _zeros, KIND_STEP),
     "tanh": (np.tanh, _tanh_d1, _tanh_d2, KIND_SERIES),
-    "erf": (special.erf, _erf_d1, _erf_d2, KIND_ERF),
+    "erf": (_erf, _erf_d1, _erf_d2, KIND_ERF),
     "gelu": (_gelu, _gelu_d1, _gelu_d2, KIND_SERIES),
-    "softplus": (_softplus, special.expit, _sigmoid_d1, KIND_SERIES),
-    "sigmoid": (special.expit, _sigmoid_d1, _sigmoid_d2, KIND_SERIES),
+    "softplus": (_softplus, _expit, _sigmoid_d1, KIND_SERIES),
+    "sigmoid": (_expit, _sigmoid_d1, _sigmoid_d2, KIND_SERIES),
 }
 
 
