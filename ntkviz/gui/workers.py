@@ -99,6 +99,10 @@ class GuiThreadGarbageCollector:
         if self._holders == 0:
             self._was_enabled = gc.isenabled()
             gc.disable()
+            # what exists now (modules, classes, the app's start-up objects) lives as long
+            # as the process: keep it out of every collection, as CPython's own full
+            # collections mostly do, so that none traverses it on the GUI thread
+            gc.freeze()
             self._timer = QTimer()
             self._timer.timeout.connect(self.collect)
             self._timer.start(self.interval_ms)
@@ -112,6 +116,7 @@ class GuiThreadGarbageCollector:
         if self._holders == 0:
             self._timer.stop()
             self._timer = None
+            gc.unfreeze()
             if self._was_enabled:
                 gc.enable()
 
