@@ -77,8 +77,10 @@ class GuiThreadGarbageCollector:
     :meth:`hold` (on the GUI thread) turns automatic collection off; every
     ``interval_ms`` a timer collects generation g (and the younger ones) when its
     count has passed ``gc.get_threshold()[g]``, as CPython would: the policy of
-    pyqtgraph's ``GarbageCollector``, with an end. The last :meth:`release` turns
-    automatic collection back on (if it was on). Each open :class:`Dispatcher`
+    pyqtgraph's ``GarbageCollector``, with an end. Objects that exist at the first
+    hold are frozen out of the collections (``gc.freeze``), so no timer collection
+    traverses the start-up heap on the GUI thread. The last :meth:`release` unfreezes
+    them and turns automatic collection back on (if it was on). Each open :class:`Dispatcher`
     holds it, so worker threads never run a collection. A process has one
     (:data:`GUI_THREAD_GC`).
     """
