@@ -93,17 +93,15 @@ def _tick_labels(axis, painter) -> list[tuple]:
 def layout_problems(item, width: int | None = None, height: int | None = None) -> list[str]:
     """Problems of ``item`` laid out as for an export at ``width``×``height``."""
     import pyqtgraph as pg
-    from PySide6 import QtGui, QtWidgets
+    from PySide6 import QtWidgets
 
-    from ntkviz.gui.export import _scene_items, export_geometry, export_layout
+    from ntkviz.gui.export import _scene_items, export_geometry, export_layout, measuring_painter
 
     w, h, scale = export_geometry(item, width, height)
     problems = []
     with export_layout(item, (w / scale, h / scale)):
         frame = item.sceneBoundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
-        image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
-        painter = QtGui.QPainter(image)
-        try:
+        with measuring_painter() as painter:
             for it in _scene_items(item):
                 if not it.isVisible() or not _shown(it):
                     continue
@@ -136,8 +134,6 @@ def layout_problems(item, width: int | None = None, height: int | None = None) -
                             problems.append(f"{it.orientation} axis title "
                                             f"{title.toPlainText().strip()!r} overlaps the tick "
                                             f"labels {hit} at {w}×{h}")
-        finally:
-            painter.end()
     return problems
 
 

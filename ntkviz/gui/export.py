@@ -192,14 +192,22 @@ def _fit_axes_to_labels(item) -> None:
     axes = [it for it in _scene_items(item) if isinstance(it, pg.AxisItem) and it.isVisible()]
     if not axes:
         return
+    with measuring_painter() as painter:
+        for axis in axes:
+            axis.generateDrawSpecs(painter)  # records the widest label, asks for room
+    _activate_layouts(item)
+
+
+@contextmanager
+def measuring_painter():
+    """A ``QPainter`` on a tiny scratch image, for measuring text (pyqtgraph's axes lay
+    out their tick labels with one)."""
     image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
     painter = QtGui.QPainter(image)
     try:
-        for axis in axes:
-            axis.generateDrawSpecs(painter)  # records the widest label, asks for room
+        yield painter
     finally:
         painter.end()
-    _activate_layouts(item)
 
 
 def _others(item) -> list:
