@@ -80,9 +80,9 @@ class GuiThreadGarbageCollector:
     pyqtgraph's ``GarbageCollector``, with an end. Objects that exist at the first
     hold are frozen out of the collections (``gc.freeze``), so no timer collection
     traverses the start-up heap on the GUI thread. The last :meth:`release` unfreezes
-    them and turns automatic collection back on (if it was on). Each open :class:`Dispatcher`
-    holds it, so worker threads never run a collection. A process has one
-    (:data:`GUI_THREAD_GC`).
+    them and turns automatic collection back on (if it was on). Each open
+    :class:`Dispatcher` holds it, so worker threads never run a collection. A process
+    has one (:data:`GUI_THREAD_GC`).
     """
 
     def __init__(self, interval_ms: int = 100):
