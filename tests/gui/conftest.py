@@ -12,6 +12,22 @@ def _pyqtgraph_look(qapp):
 
 
 @pytest.fixture(autouse=True)
+def _gc_on_the_gui_thread(request, qapp):
+    """As in the app, whose dispatcher holds the collector from start to quit, every GUI test
+    runs with garbage collected on this thread only: threads other tests left running
+    (Dask's, zarr's I/O loop) never collect a Qt object. Tests of the collector itself
+    opt out (``@pytest.mark.own_gc``)."""
+    if request.node.get_closest_marker("own_gc"):
+        yield
+        return
+    from ntkviz.gui.workers import GUI_THREAD_GC
+
+    GUI_THREAD_GC.hold()
+    yield
+    GUI_THREAD_GC.release()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_app_settings(tmp_path_factory):
     """``QSettings()`` (the main window's default) reads and writes a new empty folder in
     every test: never the user's file, and no parameters carried from one test to the next."""

@@ -289,6 +289,7 @@ def test_refresh_takes_no_positional_value(qtbot, dispatcher):
         panel.refresh(20000)
 
 
+@pytest.mark.own_gc
 def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
     """While a dispatcher is open, a job making cyclic garbage on a worker thread never
     runs a collection there (a collection on a worker frees pyqtgraph items of the GUI
@@ -331,6 +332,7 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
     assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (not held_before)
 
 
+@pytest.mark.own_gc
 def test_the_collector_is_held_until_every_dispatcher_is_shut_down(qapp):
     import gc
 
