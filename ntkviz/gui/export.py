@@ -189,7 +189,7 @@ def _fit_axes_to_labels(item) -> None:
     axis and widens the axis only when it draws (a colour bar 13 px wide at 2400×1500
     kept "0" of 0 … 2.5 until then). Measuring the labels once and laying out again
     settles it before anything is rendered or checked."""
-    axes = [it for it in _scene_items(item) if isinstance(it, pg.AxisItem) and it.isVisible()]
+    axes = [axis for axis in _axes(item) if axis.isVisible()]
     if not axes:
         return
     with measuring_painter() as painter:

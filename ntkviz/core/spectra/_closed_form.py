@@ -10,9 +10,11 @@ import math
 
 import numpy as np
 
+from ntkviz.core.spectra import _series
+
 __all__: list[str] = []  # private: used by ntkviz.core.spectra.mercer
 
-_EPS = np.finfo(np.float64).eps
+_EPS = _series.EPS
 
 
 def _arccos0_closed(p: int, kmax: int):

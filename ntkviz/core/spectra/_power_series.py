@@ -26,7 +26,7 @@ from ntkviz.core.spectra import _series
 
 __all__: list[str] = []  # private: used by ntkviz.core.spectra.mercer
 
-_EPS = np.finfo(np.float64).eps
+_EPS = _series.EPS
 #: number of Taylor coefficients b_n used by the series route
 _N_TAYLOR = 1024
 #: the same for kernels of Hermite-series activations (truncated polynomials, fast decay)

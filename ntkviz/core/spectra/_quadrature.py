@@ -18,7 +18,7 @@ from ntkviz.core.spectra import _series
 
 __all__ = ["quadrature_spectrum"]
 
-_EPS = np.finfo(np.float64).eps
+_EPS = _series.EPS
 
 
 @njit(nogil=True, cache=True)

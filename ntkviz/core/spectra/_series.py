@@ -46,6 +46,8 @@ _LOG2 = math.log(2.0)
 _BIG = 2.0**600
 _LOG_BIG = 600.0 * 0.6931471805599453
 #: relative rounding per factor of a running product (one multiply, one divide)
+#: float64 machine epsilon (2^-52), shared by every route
+EPS = float(np.finfo(np.float64).eps)
 PRODUCT_ROUNDING = 2.0 * 2.0**-53
 
 

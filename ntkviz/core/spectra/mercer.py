@@ -96,7 +96,7 @@ __all__ = [
 ]
 
 MAX_KMAX = _limits.KMAX_RANGE[1]
-_EPS = np.finfo(np.float64).eps
+_EPS = _series.EPS
 #: the series route falls back to quadrature, per k, where its error estimate is above this
 _HYBRID_RTOL = 1e-10
 #: eigenvalues below this are at the edge of the float64 range (no hybrid, no claims)
