@@ -63,8 +63,12 @@ class TrainRequest:
 
     def iterate(self) -> Iterator["TrainResponse"]:
         """Train every run in lock-step, yielding the cumulative response after each frame."""
+        from ntkviz.core.training.laziness import laziness
+
         configs = self.configs()
         setup = make_setup(configs[0])  # shared draws: only α differs between the runs
+        parts = laziness(setup)
+        kappas = tuple(parts.kappa(cfg.alpha) for cfg in configs)
         gens = [train_frames(cfg, setup) for cfg in configs]
         frames: list[list] = [[] for _ in configs]
         status = [dict(done=False, diverged=False, message="", fraction=0.0) for _ in configs]
@@ -81,18 +85,19 @@ class TrainRequest:
                         frames[k].append(item.frame)
                     status[k].update(done=item.done, diverged=item.diverged,
                                      message=item.message, fraction=item.fraction)
-                yield self._response(configs, setup, frames, status)
+                yield self._response(configs, setup, frames, status, kappas)
         finally:
             for gen in gens:
                 gen.close()
 
-    def _response(self, configs, setup, frames, status) -> "TrainResponse":
+    def _response(self, configs, setup, frames, status, kappas) -> "TrainResponse":
         runs = tuple(
             TrainResult(setup=replace(setup, config=cfg) if cfg != setup.config else setup,
                         frames=tuple(f), diverged=s["diverged"], message=s["message"])
             for cfg, f, s in zip(configs, frames, status))
         return TrainResponse(request=self, runs=runs, done=all(s["done"] for s in status),
-                             fraction=min(s["fraction"] if not s["done"] else 1.0 for s in status))
+                             fraction=min(s["fraction"] if not s["done"] else 1.0 for s in status),
+                             kappa_alpha=kappas)
 
     def __call__(self) -> "TrainResponse":
         return run_to_end(self.iterate())
@@ -100,12 +105,18 @@ class TrainRequest:
 
 @dataclass(frozen=True, eq=False)
 class TrainResponse:
-    """Runs so far (``done`` once every run finished or stopped)."""
+    """Runs so far (``done`` once every run finished or stopped).
+
+    ``kappa_alpha``: the laziness κ_α = (1/α)‖αh(w₀) − y‖ ‖D²h(w₀)‖/‖Dh(w₀)‖² of each run at
+    initialisation (:mod:`ntkviz.core.training.laziness`; None where it is not reported, when
+    only the first layer trains).
+    """
 
     request: TrainRequest
     runs: tuple
     done: bool = True
     fraction: float = 1.0
+    kappa_alpha: tuple = ()
 
     @property
     def frame_count(self) -> int:

@@ -14,14 +14,19 @@ import numpy as np
 
 from ntkviz.core._validate import check_choice, check_float, check_int
 
-__all__ = ["TrainConfig", "METRICS", "INITS", "alpha_from_tau", "tau_from_alpha", "frame_steps",
-           "ALPHA_RANGE"]
+__all__ = ["TrainConfig", "METRICS", "INITS", "LAYERS", "alpha_from_tau", "tau_from_alpha",
+           "frame_steps", "ALPHA_RANGE", "NOISE_RANGE"]
 
 #: allowed output scales α (a run at α = 1e-4 needs step sizes ~ 1e-5; 1e6 is deep in the lazy
 #: regime, where the net equals its linearisation to rounding)
 ALPHA_RANGE = (1e-4, 1e6)
 #: initialisations: paired neurons (f(w0) = 0 exactly) or i.i.d. with the model centred
 INITS = ("symmetric", "centered")
+#: trained layers: both (the paper's), the output weights a only (random features: B frozen at
+#: initialisation) or the input weights B only (a frozen)
+LAYERS = ("all", "last", "first")
+#: standard deviation σ of the Gaussian label noise added to the training targets
+NOISE_RANGE = (0.0, 1e3)
 
 #: per-frame scalar metrics: name -> description (CSV columns, plot legends)
 METRICS: dict[str, str] = {
@@ -30,9 +35,11 @@ METRICS: dict[str, str] = {
     "linear_train_loss": "train loss of the linearised model",
     "linear_test_loss": "test loss of the linearised model",
     "kernel_test_loss": "test loss of the kernel flow with the empirical tangent kernel K0",
-    "ntk_test_loss": "test loss of the kernel flow with the infinite-width NTK",
-    "displacement": "||w(t) - w0|| (alpha-parameterisation, unit init)",
-    "relative_displacement": "||w(t) - w0|| / ||w0|| (same in the tau-parameterisation)",
+    "ntk_test_loss": "test loss of the kernel flow with the infinite-width tangent kernel of the"
+                     " trained layers (the NTK when all layers train)",
+    "displacement": "||w(t) - w0|| of the trained weights (alpha-parameterisation, unit init)",
+    "relative_displacement": "||w(t) - w0|| / ||w0|| of the trained weights (same in the"
+                             " tau-parameterisation)",
     "linear_displacement": "||wbar(t) - w0|| of the linearised model",
     "gap": "RMS over test inputs of alpha h(w_t) - alpha hbar(wbar_t)",
     "train_gap": "RMS over train inputs of alpha h(w_t) - alpha hbar(wbar_t)",
@@ -59,7 +66,7 @@ class TrainConfig:
     Attributes
     ----------
     alpha : output scale α (= τ², τ the equivalent initialisation std), in [1e-4, 1e6].
-    width : student width m, even, in [2, 65536] (symmetrised initialisation).
+    width : student width m, in [2, 65536]; even with the symmetrised initialisation.
     samples : number n of training inputs, in [1, 2000].
     teacher : teacher size m0, in [1, 64].
     lr : gradient-descent step size, the same for every α, in (0, 1e3].
@@ -71,6 +78,12 @@ class TrainConfig:
     ntk_scaling : multiply the student by 1/√m (NTK parameterisation).
     log_time : record frames at log-spaced steps (else evenly spaced).
     init : "symmetric" (f(w0) = 0 exactly) or "centered" (i.i.d. weights, h = f − f(w0)).
+    layers : trained layers, one of :data:`LAYERS` (the others stay at initialisation).
+    mean_field : multiply the student by 1/m (mean-field parameterisation, Chizat & Bach
+        2018) and take gradient steps of ``lr``·m: the particle flow of the mean-field limit
+        runs in time t = ``lr``·step (exclusive with ``ntk_scaling``).
+    noise : σ of the i.i.d. N(0, σ²) noise added to the training targets (the test loss is
+        measured against the noiseless teacher), in [0, 1000].
     """
 
     alpha: float = 1.0
@@ -85,12 +98,18 @@ class TrainConfig:
     ntk_scaling: bool = False
     log_time: bool = True
     init: str = "symmetric"
+    layers: str = "all"
+    mean_field: bool = False
+    noise: float = 0.0
 
     def validated(self) -> "TrainConfig":
         """Return a copy with normalised types; raise ``ValueError`` naming a bad field."""
         width = check_int("width", self.width, 2, 65536)
-        if width % 2:
+        init = check_choice("init", self.init, INITS)
+        if width % 2 and init == "symmetric":
             raise ValueError(f"width must be even (symmetrised initialisation), got {width}")
+        if self.ntk_scaling and self.mean_field:
+            raise ValueError("ntk_scaling and mean_field exclude each other (output factor 1/√m or 1/m)")
         lr = check_float("lr", self.lr, 0.0, 1e3)
         if lr <= 0.0:
             raise ValueError(f"lr must be a finite number in (0, 1000], got {lr!r}")
@@ -106,7 +125,10 @@ class TrainConfig:
             dim=check_int("dim", self.dim, 2, 100),
             ntk_scaling=bool(self.ntk_scaling),
             log_time=bool(self.log_time),
-            init=check_choice("init", self.init, INITS),
+            init=init,
+            layers=check_choice("layers", self.layers, LAYERS),
+            mean_field=bool(self.mean_field),
+            noise=check_float("noise", self.noise, *NOISE_RANGE),
         )
 
     @property
@@ -116,8 +138,16 @@ class TrainConfig:
 
     @property
     def scale(self) -> float:
-        """Output factor s: 1/√m with ``ntk_scaling``, else 1."""
+        """Output factor s: 1/√m with ``ntk_scaling``, 1/m with ``mean_field``, else 1."""
+        if self.mean_field:
+            return 1.0 / self.width
         return 1.0 / math.sqrt(self.width) if self.ntk_scaling else 1.0
+
+    @property
+    def step_size(self) -> float:
+        """The gradient step actually taken: ``lr``·m with ``mean_field`` (time t = ``lr``·step
+        is the mean-field time), else ``lr``."""
+        return self.lr * self.width if self.mean_field else self.lr
 
     def frame_steps(self) -> np.ndarray:
         """Sorted distinct steps at which frames are recorded (always 0 and ``steps``)."""

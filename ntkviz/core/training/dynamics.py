@@ -10,8 +10,13 @@ Conventions
 -----------
 Student
     :math:`f(x; a, B) = s \sum_{j=1}^m a_j \,\sigma(b_j\cdot x)`, :math:`\sigma(z)=\max(z,0)`,
-    :math:`s = 1` (the paper's set-up) or :math:`s = 1/\sqrt m` (``ntk_scaling=True``).
-    Both layers are trained. :math:`\sigma'(z) = 1\{z > 0\}`.
+    :math:`s = 1` (the paper's set-up), :math:`s = 1/\sqrt m` (``ntk_scaling=True``, the NTK
+    parameterisation) or :math:`s = 1/m` (``mean_field=True``, Chizat & Bach 2018; the
+    gradient steps are then ``lr``·m, so that the particles move at the speed of the
+    mean-field limit in time :math:`t = \text{lr}\cdot\text{step}`: their gradients are
+    O(1/m)). ``layers`` chooses the trained weights: both (default), the output weights
+    :math:`a` only (the first layer frozen at initialisation: a random-features model, linear
+    in its weights) or the input weights :math:`B` only. :math:`\sigma'(z) = 1\{z > 0\}`.
 Initialisation
     ``init="symmetric"`` (default, the paper's): :math:`a_j, b_j \sim \mathcal N(0, 1)`
     for :math:`j < m/2`, then :math:`b_{j+m/2} = b_j`, :math:`a_{j+m/2} = -a_j`
@@ -49,7 +54,9 @@ Scaled objective
 Teacher
     :math:`y(x) = \sum_{k\le m_0} a^*_k\,\sigma(b^*_k\cdot x)` with
     :math:`\|b^*_k\| = 1`, :math:`a^*_k = \pm 1` (random signs), inputs uniform on
-    the sphere.
+    the sphere. With ``noise`` σ the training targets are :math:`y_i + \sigma\varepsilon_i`,
+    :math:`\varepsilon_i \sim \mathcal N(0, 1)`; test losses compare with the noiseless
+    teacher.
 Linearisation
     :math:`\bar h(w) = Dh(w_0)(w - w_0)`, trained by gradient descent on
     :math:`\alpha^{-2}\frac1{2n}\sum(\alpha\bar h - y)^2` with the same step.
@@ -64,7 +71,10 @@ Kernel gradient flows
     :math:`\kappa(u) = u\kappa_0(u) + \kappa_1(u)` is the two-layer ReLU NTK, with the
     arc-cosine kernels :math:`\kappa_0(u) = 1 - \arccos(u)/\pi` and
     :math:`\kappa_1(u) = (\sqrt{1-u^2} + u(\pi - \arccos u))/\pi` (so
-    :math:`\kappa/2` with ``ntk_scaling``).
+    :math:`\kappa/2` with ``ntk_scaling``). With one layer frozen, K0 and its limit
+    count the trained weights only: :math:`\kappa = \kappa_1` (last layer) or
+    :math:`u\kappa_0` (first layer) (:func:`infinite_width_kernel`). With ``mean_field``
+    the flows run for the time ``lr``·m·step of the steps taken.
 Metrics per frame (see :data:`METRICS`)
     train/test loss of the net, the linearisation and the two kernel flows;
     :math:`\|w(t) - w_0\|` (α-parameterisation) and its relative value;
@@ -86,7 +96,8 @@ from typing import Callable, Iterator
 import numpy as np
 from numba import njit
 
-from ntkviz.core.training._train_config import INITS, METRICS, TrainConfig, alpha_from_tau, tau_from_alpha
+from ntkviz.core.training._train_config import (INITS, LAYERS, METRICS, TrainConfig, alpha_from_tau,
+                                                tau_from_alpha)
 
 __all__ = [
     "TrainConfig",
@@ -96,6 +107,8 @@ __all__ = [
     "TrainResult",
     "METRICS",
     "INITS",
+    "LAYERS",
+    "INFINITE_KERNELS",
     "alpha_from_tau",
     "tau_from_alpha",
     "make_setup",
@@ -103,6 +116,7 @@ __all__ = [
     "student_output",
     "linearized_output",
     "tangent_kernel",
+    "infinite_width_kernel",
     "objective_and_gradient",
     "train_frames",
     "train",
@@ -138,14 +152,22 @@ def _preactivations(B, X, Z):
 
 @njit(nogil=True, cache=True)
 def _net_from_preactivations(a, Z, scale, out):
-    """out[i] = s Σ_j a_j σ(Z[j, i]), summed over the pairs (j, j + m/2) so f(w0) = 0 exactly."""
+    """out[i] = s Σ_j a_j σ(Z[j, i]), summed over the pairs (j, j + m/2) so f(w0) = 0 exactly
+    (an odd m, possible with the centred initialisation, adds its last neuron alone)."""
     m = a.shape[0]
     half = m // 2
-    for i in range(Z.shape[1]):
-        acc = 0.0
-        for j in range(half):
-            acc += a[j] * max(Z[j, i], 0.0) + a[j + half] * max(Z[j + half, i], 0.0)
-        out[i] = scale * acc
+    n = Z.shape[1]
+    for i in range(n):
+        out[i] = 0.0
+    # neuron-outer (rows of Z are contiguous); each out[i] adds the pairs in the order j = 0, 1, …
+    for j in range(half):
+        for i in range(n):
+            out[i] += a[j] * max(Z[j, i], 0.0) + a[j + half] * max(Z[j + half, i], 0.0)
+    if m % 2:
+        for i in range(n):
+            out[i] += a[m - 1] * max(Z[m - 1, i], 0.0)
+    for i in range(n):
+        out[i] *= scale
 
 
 @njit(nogil=True, cache=True)
@@ -170,18 +192,23 @@ def _net_gradient(a, Z, X, r, coef, ga, gB):
 @njit(nogil=True, cache=True)
 def _linear_from_features(a0, Z0, X, da, dB, scale, out):
     """out[i] = s Σ_j [da_j σ(z0_ji) + a0_j 1{z0_ji > 0} dB_j · x_i] (= Dh(w0)·(w − w0))."""
-    for i in range(X.shape[0]):
-        acc = 0.0
-        for j in range(a0.shape[0]):
+    n = X.shape[0]
+    for i in range(n):
+        out[i] = 0.0
+    for j in range(a0.shape[0]):  # neuron-outer; each out[i] sums over j in order
+        for i in range(n):
             z = Z0[j, i]
             if z > 0.0:
-                acc += da[j] * z + a0[j] * _dot(dB, j, X, i)
-        out[i] = scale * acc
+                out[i] += da[j] * z + a0[j] * _dot(dB, j, X, i)
+    for i in range(n):
+        out[i] *= scale
 
 
 @njit(nogil=True, cache=True)
-def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_limit):
-    """Run ``nsteps`` gradient steps of the net (a, B) and of the linearisation (da, dB) in place.
+def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_limit, train_a,
+              train_b):
+    """Run ``nsteps`` gradient steps of the net (a, B) and of the linearisation (da, dB) in place;
+    ``train_a`` / ``train_b`` False freeze the output / input weights at their current value.
 
     Returns ``(steps_done, code)``; code 0 = fine, 1 = net diverged, 2 = linearisation
     diverged (train loss not finite or above ``loss_limit``, checked before each step).
@@ -214,21 +241,28 @@ def _gd_chunk(a, B, da, dB, a0, Z0, X, y, f0, alpha, lr, scale, nsteps, loss_lim
         if not (loss_lin <= loss_limit):
             return step, 2
         _net_gradient(a, Z, X, r, coef, ga, gB)
-        for j in range(m):
-            a[j] -= ga[j]
-            for k in range(d):
-                B[j, k] -= gB[j, k]
+        _descend(a, B, ga, gB, train_a, train_b)
         _net_gradient(a0, Z0, X, rl, coef, ga, gB)
-        for j in range(m):
-            da[j] -= ga[j]
-            for k in range(d):
-                dB[j, k] -= gB[j, k]
+        _descend(da, dB, ga, gB, train_a, train_b)
     return nsteps, 0
 
 
 @njit(nogil=True, cache=True)
-def _tangent_kernel(a, B, X1, X2, scale):
-    """K[i, k] = s² Σ_j [σ(z_ji) σ(z_jk) + a_j² 1{z_ji>0} 1{z_jk>0} x_i·x_k]."""
+def _descend(a, B, ga, gB, train_a, train_b):
+    """a -= ga (if ``train_a``), B -= gB (if ``train_b``), in place."""
+    if train_a:
+        for j in range(a.shape[0]):
+            a[j] -= ga[j]
+    if train_b:
+        for j in range(B.shape[0]):
+            for k in range(B.shape[1]):
+                B[j, k] -= gB[j, k]
+
+
+@njit(nogil=True, cache=True)
+def _tangent_kernel(a, B, X1, X2, scale, wa, wb):
+    """K[i, k] = s² Σ_j [wa σ(z_ji) σ(z_jk) + wb a_j² 1{z_ji>0} 1{z_jk>0} x_i·x_k]
+    (wa, wb = 1 or 0: the output / input weights counted or frozen)."""
     m, d = B.shape
     n1 = X1.shape[0]
     n2 = X2.shape[0]
@@ -254,7 +288,7 @@ def _tangent_kernel(a, B, X1, X2, scale):
             xx = 0.0
             for c in range(d):
                 xx += X1[i, c] * X2[k, c]
-            K[i, k] = scale * scale * (outer[i, k] + both[i, k] * xx)
+            K[i, k] = scale * scale * (wa * outer[i, k] + wb * both[i, k] * xx)
     return K
 
 
@@ -286,11 +320,20 @@ def linearized_output(a0, B0, da, dB, X, scale: float = 1.0) -> np.ndarray:
     return out
 
 
-def tangent_kernel(a, B, X1, X2=None, scale: float = 1.0) -> np.ndarray:
-    """Empirical tangent kernel Dh(w)(x1) · Dh(w)(x2) over all weights (a and B), shape (n1, n2)."""
+def tangent_kernel(a, B, X1, X2=None, scale: float = 1.0, layers: str = "all") -> np.ndarray:
+    """Empirical tangent kernel Dh(w)(x1) · Dh(w)(x2) over the trained weights (``layers``, one
+    of :data:`LAYERS`: a and B, a only, B only), shape (n1, n2)."""
     X1 = _c(X1)
     X2 = X1 if X2 is None else _c(X2)
-    return _tangent_kernel(_c(a), _c(B), X1, X2, float(scale))
+    wa, wb = _layer_weights(layers)
+    return _tangent_kernel(_c(a), _c(B), X1, X2, float(scale), wa, wb)
+
+
+def _layer_weights(layers: str) -> tuple[float, float]:
+    """(1, 1), (1, 0) or (0, 1): whether the output weights a and the input weights B train."""
+    if layers not in LAYERS:
+        raise ValueError(f"layers must be one of {', '.join(LAYERS)}; got {layers!r}")
+    return float(layers != "first"), float(layers != "last")
 
 
 def objective_and_gradient(a, B, X, y, alpha: float, scale: float = 1.0, f0=None):
@@ -355,13 +398,27 @@ def make_flow(kernel_train, targets, kernel_cross=None, *, lr: float | None = No
     return predict
 
 
-def _infinite_ntk(X1, X2, width: int, scale: float) -> np.ndarray:
-    """E K0 = (m s²/2) κ(x·x') on the unit sphere, κ(u) = u κ0(u) + κ1(u) the two-layer ReLU NTK (arc-cosine kernels)."""
-    from ntkviz.core.kernels.dotkernel import KernelSpec, evaluate_kernel
+#: the infinite-width tangent kernel of the trained layers: name and κ with E K0 = (m s²/2) κ(u)
+INFINITE_KERNELS = {
+    "all": "two-layer ReLU NTK κ(u) = u κ0(u) + κ1(u)",
+    "last": "arc-cosine kernel κ1(u) (the ReLU NNGP: random features, first layer frozen)",
+    "first": "u κ0(u) (step features times x·x', output weights frozen)",
+}
 
-    u = np.clip(X1 @ X2.T, -1.0, 1.0)
-    value, _ = evaluate_kernel(KernelSpec("ntk"), u.ravel())
-    return 0.5 * width * scale * scale * np.asarray(value).reshape(u.shape)
+
+def infinite_width_kernel(X1, X2, width: int, scale: float, layers: str = "all") -> np.ndarray:
+    r"""E K0 = (m s²/2) κ(x·x') on the unit sphere: the m → ∞ limit of the empirical tangent
+    kernel of the trained layers (:data:`INFINITE_KERNELS`), from the arc-cosine closed forms.
+
+    With w ~ N(0, I_d) and unit x, x': E σ(w·x) σ(w·x') = κ1(u)/2 (the output weights' part),
+    E a² 1{w·x>0} 1{w·x'>0} x·x' = u κ0(u)/2 (the input weights' part); all layers: their sum,
+    κ = uκ0 + κ1, the two-layer ReLU NTK. Each of the m neurons contributes s² times that."""
+    from ntkviz.core.kernels.arccos import kappa0, kappa1
+
+    u = np.clip(_c(X1) @ _c(X2).T, -1.0, 1.0)
+    wa, wb = _layer_weights(layers)
+    value = wa * kappa1(u) + (wb * u * kappa0(u) if wb else 0.0)
+    return 0.5 * width * scale * scale * np.asarray(value, dtype=np.float64).reshape(u.shape)
 
 
 # --------------------------------------------------------------------------- set-up
@@ -427,8 +484,13 @@ def _readonly(*arrays):
 
 
 def make_setup(config: TrainConfig) -> TrainSetup:
-    """Draw teacher, data and symmetrised initialisation from ``config.seed``; build K0, the NTK
-    and their flows (one eigendecomposition each)."""
+    """Draw teacher, data and initialisation from ``config.seed`` (the label noise from its own
+    stream); build K0 and the infinite-width kernel of the trained layers and their flows (one
+    eigendecomposition each). ``lr_limit`` = 2n/λmax(K0) in units of ``lr`` (divided by m
+    with ``mean_field``, whose steps are ``lr``·m).
+
+    Teacher and data depend on the seed, the dimension, n and m0 only: runs that differ in
+    width, scaling, trained layers or initialisation share them."""
     cfg = config.validated()
     rng = np.random.default_rng(cfg.seed)
     d, m, n = cfg.dim, cfg.width, cfg.samples
@@ -453,16 +515,18 @@ def make_setup(config: TrainConfig) -> TrainSetup:
         B0 = rng.standard_normal((m, d))
     # the teacher is not symmetrised: evaluate it directly (any m0, no pair ordering)
     y_train = np.maximum(X_train @ teacher_B.T, 0.0) @ teacher_a
+    if cfg.noise > 0.0:  # a stream of its own: the other draws do not depend on the noise
+        y_train = y_train + cfg.noise * np.random.default_rng([cfg.seed, 1]).standard_normal(n)
     y_eval = np.maximum(X_eval @ teacher_B.T, 0.0) @ teacher_a
-    s = cfg.scale
+    s, layers = cfg.scale, cfg.layers
     f0_train = student_output(a0, B0, X_train, s)
     f0_eval = student_output(a0, B0, X_eval, s)
-    K0 = tangent_kernel(a0, B0, X_train, None, s)
-    K0_eval = tangent_kernel(a0, B0, X_eval, X_train, s)
-    ntk = _infinite_ntk(X_train, X_train, m, s)
-    ntk_eval = _infinite_ntk(X_eval, X_train, m, s)
+    K0 = tangent_kernel(a0, B0, X_train, None, s, layers)
+    K0_eval = tangent_kernel(a0, B0, X_eval, X_train, s, layers)
+    ntk = infinite_width_kernel(X_train, X_train, m, s, layers)
+    ntk_eval = infinite_width_kernel(X_eval, X_train, m, s, layers)
     kernel_flow = make_flow(K0, y_train, K0_eval)
-    lam_max = float(kernel_flow.eigenvalues[-1])
+    lam_max = float(kernel_flow.eigenvalues[-1]) * cfg.step_size / cfg.lr
     initial_loss = 0.5 * float(np.dot(y_train, y_train)) / n
     _readonly(X_train, y_train, X_eval, y_eval, theta, teacher_a, teacher_B, a0, B0, f0_train,
               f0_eval, K0, K0_eval, ntk, ntk_eval)
@@ -554,16 +618,18 @@ def _record(setup: TrainSetup, step: int, a, B, da, dB) -> TrainFrame:
     alpha, s = cfg.alpha, cfg.scale
     X, Xe, y, ye, test = setup.X_train, setup.X_eval, setup.y_train, setup.y_eval, setup.test
     t = cfg.lr * step
+    t_flow = cfg.step_size * step  # the flows' own time: steps of lr·m in the mean-field case
     net_train = alpha * (student_output(a, B, X, s) - setup.f0_train)
     net_eval = alpha * (student_output(a, B, Xe, s) - setup.f0_eval)
     lin_train = alpha * linearized_output(setup.a0, setup.B0, da, dB, X, s)
     lin_eval = alpha * linearized_output(setup.a0, setup.B0, da, dB, Xe, s)
-    _, kernel_eval = setup.kernel_flow(t)
-    _, ntk_eval = setup.ntk_flow(t)
+    _, kernel_eval = setup.kernel_flow(t_flow)
+    _, ntk_eval = setup.ntk_flow(t_flow)
     drift_X = X[:DRIFT_POINTS]
-    Kt = tangent_kernel(a, B, drift_X, None, s)
+    Kt = tangent_kernel(a, B, drift_X, None, s, cfg.layers)
     K0 = setup.K0[:DRIFT_POINTS, :DRIFT_POINTS]
-    w0_norm = math.sqrt(float(np.dot(setup.a0, setup.a0)) + float(np.sum(setup.B0**2)))
+    wa, wb = _layer_weights(cfg.layers)  # norms over the trained weights
+    w0_norm = math.sqrt(wa * float(np.dot(setup.a0, setup.a0)) + wb * float(np.sum(setup.B0**2)))
     disp = math.sqrt(float(np.sum((a - setup.a0) ** 2)) + float(np.sum((B - setup.B0) ** 2)))
     flips = (X @ B.T > 0.0) != (X @ setup.B0.T > 0.0)
     gap = net_eval[test] - lin_eval[test]
@@ -627,8 +693,8 @@ def train_frames(config: TrainConfig, setup: TrainSetup | None = None) -> Iterat
         while step < target:
             chunk = min(int(target - step), CHUNK_STEPS)
             done, code = _gd_chunk(a, B, da, dB, setup.a0, Z0, setup.X_train, setup.y_train,
-                                   setup.f0_train, cfg.alpha, cfg.lr, cfg.scale, chunk,
-                                   loss_limit)
+                                   setup.f0_train, cfg.alpha, cfg.step_size, cfg.scale, chunk,
+                                   loss_limit, cfg.layers != "first", cfg.layers != "last")
             step += int(done)
             if code:
                 yield _diverged(setup, step, index, "network" if code == 1 else "linearised model")
@@ -645,7 +711,8 @@ def train_frames(config: TrainConfig, setup: TrainSetup | None = None) -> Iterat
 def _with_config(setup: TrainSetup, cfg: TrainConfig) -> TrainSetup:
     """Reuse ``setup`` for ``cfg`` when only α, lr, steps, frames or log_time differ."""
     old = setup.config
-    same = ("width", "samples", "teacher", "seed", "dim", "ntk_scaling", "init")
+    same = ("width", "samples", "teacher", "seed", "dim", "ntk_scaling", "init", "layers",
+            "mean_field", "noise")
     if any(getattr(old, k) != getattr(cfg, k) for k in same):
         return make_setup(cfg)
     from dataclasses import replace
