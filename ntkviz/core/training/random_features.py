@@ -27,8 +27,9 @@ ill-conditioned (double descent).
 
 On the circle (d = 2) the bias-free ReLU features :math:`\sigma(\cos(\theta - \varphi))`
 contain only the Fourier modes 0, 1 and the even ones, with weights falling like
-:math:`1/(k^2 - 1)` (:data:`CIRCLE_NOTE`): Φ is numerically of low rank for every m and there is
-no peak at m = n.
+:math:`1/(k^2 - 1)` (:data:`CIRCLE_NOTE`): the singular values of Φ fall fast for every m (at
+n = 100 about 30 exceed 10⁻³ σ_max, at m = n as at m = 32n), the threshold m = n is not sharp
+and there is no peak there.
 """
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ __all__ = ["feature_matrix", "ridge_weights", "kernel_ridge", "RidgeFit", "fit_l
 #: why there is no double-descent peak on the circle
 CIRCLE_NOTE = (
     "on the circle (d = 2) bias-free ReLU features σ(b·x) = |b| max(cos(θ − φ), 0) hold only the "
-    "Fourier modes 0, 1 and the even ones, with weights falling like 1/(k² − 1): the n × m feature "
-    "matrix is numerically of low rank for every m, so nothing happens at m = n and there is no "
-    "double-descent peak (take d ≥ 5)")
+    "Fourier modes 0, 1 and the even ones, with weights falling like 1/(k² − 1): the singular "
+    "values of the n × m feature matrix fall fast whatever m, so m = n is no sharp interpolation "
+    "threshold and there is no double-descent peak (take a higher d, e.g. 10)")
 
 #: singular values below this fraction of the largest count as zero in the ridgeless fit
 _RCOND = 1e-13

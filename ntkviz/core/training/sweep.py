@@ -114,8 +114,8 @@ def _half_mean_square(pred, target) -> float:
 
 
 def measure(config: TrainConfig, prepared: Prepared) -> Generator[float, None, SweepPoint]:
-    """Train (or solve) one sweep point; a generator yielding the run's progress in [0, 1] at
-    least every ``PROGRESS_STEPS`` steps (stop iterating to cancel) and *returning* the
+    """Train (or solve) one sweep point; a generator yielding the run's progress in (0, 1) every
+    ``PROGRESS_STEPS`` steps or so before its end (stop iterating to cancel) and *returning* the
     :class:`SweepPoint`. ``prepared`` must come from :func:`prepare` with the same draws (any α)."""
     from ntkviz.core.training.dynamics import train_frames
 
@@ -129,7 +129,8 @@ def measure(config: TrainConfig, prepared: Prepared) -> Generator[float, None, S
         if item.diverged:
             return SweepPoint(dict.fromkeys(SWEEP_METRICS, math.nan), True, item.message)
         last = item.frame
-        yield item.fraction
+        if 0 < item.index and not item.done:  # progress inside the run (its end is the caller's)
+            yield item.fraction
     m = last.metrics
     return SweepPoint({
         "test_loss_net": m["test_loss"], "test_loss_linear": m["linear_test_loss"],
