@@ -3,6 +3,10 @@
 * ``train m=200 n=20 5000 steps``: :func:`ntkviz.core.training.dynamics.train` from scratch (draws,
   K0 and NTK eigendecompositions, net + linearisation gradient descent in lock-step,
   kernel flows evaluated at every frame) — target <= 1 s.
+* ``lazy-sweep 13 α × 3 seeds``: :class:`ntkviz.jobs.LazySweepRequest` with its defaults (13 α
+  from 1e-2 to 1e4, the tab's size m = 20, n = 15, 10000 steps, NTK scaling): 39 runs, draws and
+  κ_α computed once per seed — target <= 20 s; and the time to its first partial response
+  (the generator yields after every (α, seed)).
 * ``animation drawn frame rate``: the panel (offscreen window, two runs side by side)
   calls show_frame and then repaints its whole plot canvas synchronously
   (``viewport().repaint()``: the window's own paint path, into its backing store), back
@@ -26,6 +30,30 @@ def _train_once() -> None:
     result = train(TrainConfig(**RUN))
     if result.diverged:
         raise RuntimeError(result.message)
+
+
+def _sweep_once() -> None:
+    from ntkviz.jobs import LazySweepRequest
+
+    response = LazySweepRequest()()
+    if response.runs().sum() != 39:
+        raise RuntimeError("; ".join(response.notes))
+
+
+def _first_partial() -> None:
+    from ntkviz.jobs import LazySweepRequest
+
+    gen = LazySweepRequest().iterate()
+    next(gen)
+    gen.close()
+
+
+def sweep_results(repeats: int) -> list[Result]:
+    """The α-sweep at the tab's size, and the wait for its first partial response."""
+    return [Result("lazy-sweep 13 α × 3 seeds (m=20 n=15 10000 steps)",
+                   median_time(_sweep_once, repeats), 20.0, note="39 runs, NTK scaling"),
+            Result("  first partial response", median_time(_first_partial, repeats),
+                   note="one (α, seed) run and the draws of its seed")]
 
 
 def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float, float]:
@@ -92,7 +120,7 @@ def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float, float]:
 def run(repeats: int) -> list[Result]:
     results = [Result(f"train m={RUN['width']} n={RUN['samples']} {RUN['steps']} steps "
                       "(+ linearised, kernel flows)", median_time(_train_once, repeats), 1.0,
-                      note=f"{RUN['frames']} frames")]
+                      note=f"{RUN['frames']} frames"), *sweep_results(repeats)]
     try:
         full, cpu, rate, dropped = _drawn_fps()
     except ImportError as exc:  # no Qt available
