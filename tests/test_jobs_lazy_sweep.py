@@ -13,17 +13,16 @@ from ntkviz.core.training.laziness import FIRST_LAYER_NOTE, laziness
 from ntkviz.core.training.random_features import CIRCLE_NOTE
 from ntkviz.core.training.sweep import SWEEP_METRICS
 from ntkviz.jobs import SWEEP_CSV_HEADER, LazySweepRequest, TrainRequest
+from ntkviz.jobs._run import run_to_end
 
 SMALL = dict(alphas=(0.1, 10.0), widths=(8, 12), samples=6, steps=300, seeds=2)
 
 
 def drain(gen):
+    """(yielded partial responses, returned final response)."""
     items = []
-    while True:
-        try:
-            items.append(next(gen))
-        except StopIteration as stop:
-            return items, stop.value
+    final = run_to_end(gen, items.append)
+    return items, final
 
 
 def test_iterate_yields_after_each_run_and_returns_the_final_response():

@@ -722,7 +722,8 @@ def _with_config(setup: TrainSetup, cfg: TrainConfig) -> TrainSetup:
 
 def _diverged(setup: TrainSetup, step: int, index: int, which: str) -> TrainProgress:
     cfg = setup.config
-    hint = (f"; with this kernel, lr must stay below 2n/λmax(K0) = {setup.lr_limit:.3g}"
+    bound = "2n/(m λmax(K0)) (mean-field steps lr·m)" if cfg.mean_field else "2n/λmax(K0)"
+    hint = (f"; with this kernel, lr must stay below {bound} = {setup.lr_limit:.3g}"
             if cfg.lr >= setup.lr_limit else "")
     message = (f"training diverged at step {step}: the {which}'s train loss exploded "
                f"(lr = {cfg.lr:g}){hint}. Reduce the step size.")

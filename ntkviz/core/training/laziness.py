@@ -64,7 +64,7 @@ FIRST_LAYER_NOTE = (
 class Laziness:
     """The α-free parts of κ_α at initialisation (norms as in the module docstring).
 
-    ``target_norm`` = ‖α h(w₀) − y*‖/α·α = ‖y*‖ (h(w₀) = 0); ``jacobian_norm`` = ‖Dh(w₀)‖;
+    ``target_norm`` = ‖α h(w₀) − y*‖ = ‖y*‖ (h(w₀) = 0); ``jacobian_norm`` = ‖Dh(w₀)‖;
     ``hessian_norm`` = ‖D²h(w₀)‖; ``defined`` is False when only the first layer trains.
     """
 

@@ -11,15 +11,13 @@ import pytest
 from ntkviz.core.training.dynamics import train
 from ntkviz.core.training.sweep import (DEFAULT_ALPHAS, SWEEP_METRICS, crossover, loglog_slope, measure,
                                         prepare, relative_gap, sweep_config)
+from ntkviz.jobs._run import run_to_end
 
 
 def run(gen):
+    """(returned point, progress items) of a :func:`measure` generator."""
     fractions = []
-    while True:
-        try:
-            fractions.append(next(gen))
-        except StopIteration as stop:
-            return stop.value, fractions
+    return run_to_end(gen, fractions.append), fractions
 
 
 def test_default_grid_is_two_per_decade():
