@@ -62,6 +62,10 @@ SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
 REFERENCES_RANGE = (1, 100)  # reference digits per label for the levels (at most the bundled ones)
 
+# --------------------------------------------------------------- Infinite-MNIST generator
+INFIMNIST_MAX_INDEX = 2**62 - 1  # digit indexes (the index rule's 2 i stays a signed 64-bit integer)
+INFIMNIST_MAX_DIGITS = 1_000_000  # digits per `ntkviz infimnist` file (784 MB of 28x28 images)
+
 # --------------------------------------------------------------- training dynamics
 ALPHA_RANGE = (1e-4, 1e6)  # output scale α = τ²
 TRAIN_WIDTH_RANGE = (2, 65536)  # student width m (even)

@@ -16,7 +16,7 @@ import importlib
 import os
 import sys
 
-COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "stability", "learn", "export")
+COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "infimnist", "stability", "learn", "export")
 
 
 class CliError(Exception):
