@@ -40,6 +40,7 @@ PATCH_NORMALIZATIONS = ("sum", "mean")
 MAX_LAYERS = 8  # layers of an architecture
 LAYER_INT_RANGE = (1, 99)  # npatch, subsampling, poolfactor
 LAYER_SIGMA_RANGE = (1e-3, 1e3)  # exp patch-kernel σ
+INITIAL_POOLING_SIGMA_RANGE = (0.05, 50.0)  # σ₀ (px) of the optional initial anti-aliasing pooling A₀
 IMAGE_SIDE_RANGE = (1, 256)  # pixels per side of a loaded image
 MAX_CHANNELS = 16  # channels of a loaded image
 
@@ -56,6 +57,7 @@ DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
+SWEEP_FAMILIES = FAMILIES + ("noise",)  # `ntkviz stability --family`: also additive noise (relative norm)
 AMPLITUDE_RANGE = (0.0, 1e3)  # exclusive at 0 (log axis); units px, px, degrees, α
 AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit

@@ -15,7 +15,7 @@ import argparse
 from ntkviz.cli import CliError
 from ntkviz.cli._common import float_list, int_in, output_path, positive_int, write_csv
 from ntkviz.cli._gram import add_model_argument, load_model
-from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, FAMILIES, REFERENCES_RANGE,
+from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, REFERENCES_RANGE, SWEEP_FAMILIES,
                            SWEEP_SEEDS_RANGE)
 
 #: at most this many references per label, so that every label keeps a digit to sweep
@@ -45,8 +45,9 @@ def register(sub) -> None:
     add_model_argument(p, default="M1")
     p.add_argument("--digits", type=positive_int, default=5, metavar="N",
                    help="number of digits, labels cycling 0..9, at most 10·(100 − K) (default 5)")
-    p.add_argument("--family", default="smooth", choices=FAMILIES,
-                   help="deformation family (amplitude in px, px, degrees, alpha)")
+    p.add_argument("--family", default="smooth", choices=SWEEP_FAMILIES,
+                   help="deformation family (amplitude in px, px, degrees, alpha) or additive noise "
+                        "(amplitude ||x' - x|| / ||x||)")
     p.add_argument("--amplitudes", type=amplitude_list, default=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
                    metavar="A1,A2,...", help=f"strictly increasing amplitudes in (0, {AMPLITUDE_RANGE[1]:g}] "
                                              "(default 0.01,0.03,0.1,0.3,1,3)")

@@ -3,8 +3,7 @@
 :func:`infimnist_digit` transcribes the Infinite-MNIST rules one index and one pixel at a
 time, with NumPy float32 scalars for the arithmetic and plain Python integers (wrapped
 by hand to 32 bits) for the index rule; the row-major moves are written as the original
-generator's loops over the pixel sequence. :func:`gaussian_blur_dense` is the initial
-anti-aliasing pooling ``A_0`` as an explicit dense matrix.
+generator's loops over the pixel sequence.
 """
 from __future__ import annotations
 
@@ -81,24 +80,3 @@ def infimnist_digit(test_images, test_labels, train_images, train_labels, fields
         c = _move(c, k1 % 9, w)
     return np.array(c, np.uint8).reshape(h, w), int(train_labels[a])
 
-
-def gaussian_blur_dense(image, sigma: float, radius: int) -> np.ndarray:
-    """``A_0 x``: the separable Gaussian filter of standard deviation ``sigma`` px, taps
-    ``exp(-a^2 / (2 sigma^2))`` for ``|a| <= radius`` normalised to sum 1, zero padding,
-    output of the input's size; built as dense (H, H) and (W, W) matrices."""
-    x = np.asarray(image, dtype=np.float64)
-    taps = {a: math.exp(-a * a / (2 * sigma * sigma)) for a in range(-radius, radius + 1)}
-    total = sum(taps.values())
-
-    def matrix(n):
-        m = np.zeros((n, n))
-        for i in range(n):
-            for a, t in taps.items():
-                if 0 <= i + a < n:
-                    m[i, i + a] = t / total
-        return m
-
-    mh, mw = matrix(x.shape[0]), matrix(x.shape[1])
-    if x.ndim == 2:
-        return mh @ x @ mw.T
-    return np.stack([mh @ x[..., k] @ mw.T for k in range(x.shape[2])], axis=-1)
