@@ -63,6 +63,9 @@ AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
 REFERENCES_RANGE = (1, 100)  # reference digits per label for the levels (at most the bundled ones)
+STABILITY_SET_SIZE_RANGE = (1, 500)  # digits per set of the stability view's "sets" (Fig. 1)
+STABILITY_SET_KINDS = ("deform", "deform+translate", "same", "any")  # sets of the "sets" view
+STABILITY_SWEEPS = ("last-pooling", "patch", "layers", "amplitude")  # x axes of the "sets" view
 
 # --------------------------------------------------------------- Infinite-MNIST generator
 INFIMNIST_MAX_INDEX = 2**62 - 1  # digit indexes (the index rule's 2 i stays a signed 64-bit integer)
