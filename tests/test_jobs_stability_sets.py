@@ -26,17 +26,17 @@ def default_response():
 def test_defaults_are_the_papers_figure(default_response):
     r = default_response
     assert r.reference_label == 5 and r.reference_name == f"bundled digit {digit_indices(5)[0]}"
-    assert [s.token for s in r.result.sets] == ["deform:3", "deform+translate:1", "same", "any"]
-    assert r.result.sweep == "last-pooling" and r.result.values == (1, 2, 3, 5)
-    assert r.result.complete and np.all(r.result.count == 20)
+    assert [s.token for s in r.sets] == ["deform:3", "deform+translate:1", "same", "any"]
+    assert r.sweep == "last-pooling" and r.values == (1, 2, 3, 5)
+    assert r.complete and np.all(r.count == 20)
     assert r.own_fields and "own smooth fields" in r.note
-    assert "translation term" in r.result.axis_reading and "pooling" in r.result.axis_label
+    assert "translation term" in r.axis_reading and "pooling" in r.axis_label
 
 
 def test_ordering_deformations_same_label_any_label(default_response):
     """For both maps and every last-pooling value: deformations (α = 3) < same label < any
     label, and the NTK's deformation/same-label ratio is above the CKN's."""
-    res = default_response.result
+    res = default_response
     for v in range(len(res.values)):
         for m in ("ckn", "ntk"):
             deform, same, anyl = res.mean[m][0, v], res.mean[m][2, v], res.mean[m][3, v]
@@ -62,8 +62,8 @@ def test_sets_hold_the_digits_they_say(default_response):
         images_s = same if s == 2 else anyl
         arch = sweep_architecture(PRESETS["M1"], "last-pooling", 3)
         ckn, ntk = reference_distances(x, images_s, arch)
-        assert default_response.result.mean["ckn"][s, 2] == pytest.approx(np.mean(ckn), rel=1e-12)
-        assert default_response.result.mean["ntk"][s, 2] == pytest.approx(np.mean(ntk), rel=1e-12)
+        assert default_response.mean["ckn"][s, 2] == pytest.approx(np.mean(ckn), rel=1e-12)
+        assert default_response.mean["ntk"][s, 2] == pytest.approx(np.mean(ntk), rel=1e-12)
 
 
 def test_user_infimnist_data(tmp_path):
@@ -81,7 +81,7 @@ def test_user_infimnist_data(tmp_path):
     np.testing.assert_array_equal(r.examples[1], gen.images(3 + 7 + 30 * np.arange(1, 3), 1.0, True) / 255.0)
     np.testing.assert_array_equal(r.examples[2], f.train_images[[17, 27]] / 255.0)
     ckn, _ = reference_distances(r.reference, r.examples[0], PRESETS["M1"])
-    assert r.result.mean["ckn"][0, 0] == pytest.approx(np.mean(ckn))
+    assert r.mean["ckn"][0, 0] == pytest.approx(np.mean(ckn))
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -103,7 +103,7 @@ def test_cancel_between_items():
     it = StabilitySetsRequest(sets=("same", "any"), set_size=2, sweep="patch", values=(3, 5)).iterate()
     first = next(it)
     assert first.fraction == pytest.approx(0.25) and not first.result.complete
-    assert first.result.result.count.tolist() == [[2, 0], [0, 0]]
+    assert first.result.count.tolist() == [[2, 0], [0, 0]]
     it.close()
 
 

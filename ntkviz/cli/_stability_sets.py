@@ -108,9 +108,9 @@ def run_sets(args) -> int:
     item = None
     for item in request.iterate():
         progress_line("stability sets", item.fraction, final=item.fraction >= 1.0)
-    response = item.result
-    write_csv(out, *response.csv_table())
-    print(f"stability sets: reference {response.reference_name} (label {response.reference_label}), "
-          f"x axis: {response.result.axis_label} ({response.result.axis_reading}); "
-          f"{response.note or response.source}; wrote {out}", file=sys.stderr)
+    result = item.result
+    write_csv(out, *result.csv_table())
+    print(f"stability sets: reference {result.reference_name} (label {result.reference_label}), "
+          f"x axis: {result.axis_label} ({result.axis_reading}); {result.note or result.source}; "
+          f"wrote {out}", file=sys.stderr)
     return 0

@@ -1,8 +1,9 @@
 """The "sets" computation of the stability view (Bietti & Mairal 2019, Fig. 1), Qt-free.
 
-:class:`StabilitySetsRequest` -> :class:`StabilitySetsResponse` (``iterate()`` yields
-:class:`StabilitySetsProgress` after every (sweep value, set), partial results included;
-stop iterating to cancel). One reference digit is compared with four sets (deformations
+:class:`StabilitySetsRequest` -> :class:`~ntkviz.core.deformations.sets.SetsResult` with
+the figure's context filled in (reference digit, example images, data source;
+``iterate()`` yields :class:`~ntkviz.core.deformations.sets.SetsProgress` after every
+(sweep value, set), partial results included; stop iterating to cancel). One reference digit is compared with four sets (deformations
 with α = 3; translations and deformations with α = 1; digits of the same label; digits of
 any label), for the CKN and the NTK, along a sweep whose default x axis is the last
 layer's pooling/subsampling factor (the reading of the paper's figure: an architecture
@@ -17,7 +18,7 @@ Where the digits come from:
   generator), the same-label and any-label sets are MNIST training digits;
 * without: the reference and the label sets are bundled digits, and the deformation sets
   use ntkviz's own smooth fields (:func:`~ntkviz.core.deformations.sets.own_field_deformations`)
-  -- the response says so (``own_fields``, ``note``).
+  -- the result says so (``own_fields``, ``note``).
 
 The any-label set takes digit ``k // 10`` of label ``k mod 10`` for its ``k``-th member
 (all labels equally, the reference's own included); the same-label set the first digits
@@ -25,6 +26,7 @@ of the reference's label. The reference digit itself is never in a set.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -34,68 +36,17 @@ import numpy as np
 from ntkviz import limits
 from ntkviz.core._validate import check_int
 from ntkviz.core.conv.architecture import PRESETS, Architecture
-from ntkviz.core.deformations.sets import (DEFAULT_SETS, SetSpec, SetsResult, own_field_deformations,
-                                           parse_sets, sets_sweep, sweep_architecture)
+from ntkviz.core.deformations.sets import (DEFAULT_SETS, SetSpec, SetsProgress, SetsResult,
+                                           own_field_deformations, parse_sets, sets_sweep, sweep_architecture)
 from ntkviz.jobs._deform import _validated_architecture
 from ntkviz.jobs._run import run_to_end
 
-__all__ = ["StabilitySetsRequest", "StabilitySetsResponse", "StabilitySetsProgress", "EXAMPLES_PER_SET"]
+__all__ = ["StabilitySetsRequest", "SetsResult", "SetsProgress", "EXAMPLES_PER_SET"]
 
 #: images of each set kept for the example strip under the plot (the paper's Fig. 2)
 EXAMPLES_PER_SET = 8
 _OWN_FIELDS_NOTE = ("no Infinite-MNIST data: the deformation sets use ntkviz's own smooth fields "
                     "(first-order deformations of the same form), not Bottou's")
-
-
-@dataclass(frozen=True, eq=False)
-class StabilitySetsResponse:
-    """The sets computation's result and what a figure of it needs.
-
-    Attributes
-    ----------
-    result : SetsResult
-        Means, standard errors and counts per map, set and sweep value (``csv_table``).
-    reference : ndarray (H, W)
-        The reference digit ``x`` in [0, 1].
-    reference_label : int
-    reference_name : str
-        Where ``x`` comes from (``bundled digit 500`` or ``MNIST training digit 0``).
-    examples : tuple of ndarray
-        Per set, its first images (k, H, W) in [0, 1], at the set's α (the amplitude
-        sweep: at its largest α) -- the example strip of the paper's Fig. 2.
-    own_fields : bool
-        True when the deformation sets were made with ntkviz's own fields (no data folder).
-    source : str
-        The digits' source, for the figure's caption.
-    note : str
-        What the figure must say about the data (empty with the user's Infinite-MNIST data).
-    """
-
-    result: SetsResult
-    reference: np.ndarray
-    reference_label: int
-    reference_name: str
-    examples: tuple
-    own_fields: bool
-    source: str
-    note: str = ""
-
-    @property
-    def complete(self) -> bool:
-        return self.result.complete
-
-    def csv_table(self, view: str = "sets") -> tuple[list[str], list[list]]:
-        """``(header, rows)``: ``map,set,sweep,value,mean,sem,n``."""
-        return self.result.csv_table(view)
-
-
-@dataclass(frozen=True)
-class StabilitySetsProgress:
-    """One yield of :class:`StabilitySetsRequest`: ``fraction`` done, the response so far."""
-
-    fraction: float
-    result: StabilitySetsResponse
-    message: str = ""
 
 
 class _Digits:
@@ -187,14 +138,14 @@ class StabilitySetsRequest:
                                  "(give the Infinite-MNIST data folder)")
             set_("infimnist_data", str(folder))
 
-    def __call__(self) -> StabilitySetsResponse:
-        """Run to the end and return the response."""
+    def __call__(self) -> SetsResult:
+        """Run to the end and return the result."""
         return run_to_end(self.iterate()).result
 
     run = __call__
 
-    def iterate(self) -> Iterator[StabilitySetsProgress]:
-        """Progress items after every (sweep value, set); the last carries the full response."""
+    def iterate(self) -> Iterator[SetsProgress]:
+        """Progress items after every (sweep value, set); the last carries the complete result."""
         digits = _Digits(self.infimnist_data)
         of_label = digits.of_label(self.reference_label)
         if self.reference_index >= len(of_label):
@@ -218,13 +169,11 @@ class StabilitySetsRequest:
             for s in self.sets)
         own = digits.gen is None and any(s.deforms for s in self.sets)
 
-        def response(result: SetsResult) -> StabilitySetsResponse:
-            return StabilitySetsResponse(result, x, self.reference_label, digits.name(ref), examples, own,
-                                         digits.source, _OWN_FIELDS_NOTE if own else "")
-
+        context = dict(reference=x, reference_name=digits.name(ref), examples=examples, own_fields=own,
+                       source=digits.source, note=_OWN_FIELDS_NOTE if own else "")
         for item in sets_sweep(x, self.sets, images_of, self.architecture, self.sweep, self.values,
                                self.reference_label):
-            yield StabilitySetsProgress(item.fraction, response(item.result), item.message)
+            yield dataclasses.replace(item, result=dataclasses.replace(item.result, **context))
 
     def _same(self, digits: _Digits, ref: int, n: int) -> np.ndarray:
         pool = digits.of_label(self.reference_label)

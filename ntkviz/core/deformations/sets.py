@@ -283,6 +283,14 @@ class SetsResult:
     ``mean[m]``, ``sem[m]`` (``m`` in :data:`MAPS`) and ``count`` are (sets, values)
     arrays, NaN (count 0) where not computed yet; ``architectures`` holds the label of each
     value's architecture. ``complete`` is True once every cell is done.
+
+    What a figure needs besides the numbers (filled by :class:`ntkviz.jobs.StabilitySetsRequest`;
+    empty from :func:`sets_sweep` alone): ``reference`` (H, W) the reference digit in [0, 1]
+    and ``reference_name`` where it comes from; ``examples``, per set, its first images
+    (k, H, W) in [0, 1] (the example strip of the paper's Fig. 2); ``own_fields``, True
+    when the deformation sets were made with ntkviz's own smooth fields instead of the
+    user's Infinite-MNIST data; ``source``, the digits' source; ``note``, what the figure
+    must say about the data (empty with the user's Infinite-MNIST data).
     """
 
     sweep: str
@@ -294,6 +302,12 @@ class SetsResult:
     architectures: tuple[str, ...]
     reference_label: int | None = None
     complete: bool = False
+    reference: np.ndarray | None = None
+    reference_name: str = ""
+    examples: tuple = ()
+    own_fields: bool = False
+    source: str = ""
+    note: str = ""
 
     CSV_HEADER = ("map", "set", "sweep", "value", "mean", "sem", "n")
 
@@ -328,9 +342,8 @@ class SetsResult:
         return list(self.CSV_HEADER), rows
 
     def csv_table(self, view: str = "sets") -> tuple[list[str], list[list]]:
-        """``(header, rows)`` of the sets view: :meth:`to_csv_rows`."""
-        if view != "sets":
-            raise ValueError(f"view must be sets, got {view!r}")
+        """``(header, rows)`` of the sets view (the only view): :meth:`to_csv_rows`."""
+        check_choice("view", view, ("sets",))
         return self.to_csv_rows()
 
 
