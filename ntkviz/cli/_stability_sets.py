@@ -17,7 +17,7 @@ import sys
 
 from ntkviz.cli import CliError
 from ntkviz.cli._common import int_in, output_path, write_csv
-from ntkviz.limits import DIGIT_LABEL_RANGE, STABILITY_SET_SIZE_RANGE
+from ntkviz.limits import AMPLITUDE_RANGE, DIGIT_LABEL_RANGE, LAYER_INT_RANGE, STABILITY_SET_SIZE_RANGE
 from ntkviz.limits import STABILITY_SWEEPS as SWEEPS
 
 #: options of the amplitude sweep, which --view sets does not take
@@ -43,9 +43,9 @@ def sweep_spec(text: str) -> tuple[str, tuple]:
         except ValueError:
             kind = "numbers" if name == "amplitude" else "integers"
             raise argparse.ArgumentTypeError(f"{name} values must be {kind}, got {t!r}") from None
-        lo, hi = (0, 1000) if name == "amplitude" else (1, 99)
+        lo, hi = (0, AMPLITUDE_RANGE[1]) if name == "amplitude" else LAYER_INT_RANGE
         if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{name} values must be in [{lo}, {hi}], got {t}")
+            raise argparse.ArgumentTypeError(f"{name} values must be in [{lo:g}, {hi:g}], got {t}")
         if v in values:
             raise argparse.ArgumentTypeError(f"lists {t} twice; give each value once")
         values.append(v)

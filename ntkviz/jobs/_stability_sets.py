@@ -34,9 +34,9 @@ from typing import Iterator
 import numpy as np
 
 from ntkviz import limits
-from ntkviz.core._validate import check_int
+from ntkviz.core._validate import check_choice, check_int
 from ntkviz.core.conv.architecture import PRESETS, Architecture
-from ntkviz.core.deformations.sets import (DEFAULT_SETS, SetSpec, SetsProgress, SetsResult,
+from ntkviz.core.deformations.sets import (DEFAULT_SETS, SWEEPS, SetSpec, SetsProgress, SetsResult,
                                            own_field_deformations, parse_sets, sets_sweep, sweep_architecture)
 from ntkviz.jobs._deform import _validated_architecture
 from ntkviz.jobs._run import run_to_end
@@ -125,11 +125,12 @@ class StabilitySetsRequest:
         set_("set_size", check_int("set_size", self.set_size, *limits.STABILITY_SET_SIZE_RANGE))
         arch = _validated_architecture(self.architecture)
         set_("architecture", arch)
+        check_choice("sweep", self.sweep, SWEEPS)
         values = tuple(self.values)
-        for v in values:
-            sweep_architecture(arch, self.sweep, v)  # every value's architecture fits 28 x 28 digits
         if not values or len(set(values)) < len(values):
             raise ValueError(f"{self.sweep} values must be a non-empty list without repeats, got {values}")
+        for v in values:
+            sweep_architecture(arch, self.sweep, v)  # every value's architecture fits 28 x 28 digits
         set_("values", values)
         if self.infimnist_data is not None:
             folder = Path(self.infimnist_data)

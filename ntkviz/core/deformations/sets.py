@@ -92,7 +92,7 @@ class SetSpec:
         if self.deforms:
             if self.alpha is None:
                 raise ValueError(f"set {self.kind} needs its α, e.g. {self.kind}:3")
-            return SetSpec(self.kind, check_float(f"set {self.kind} α", self.alpha, 0.0, 1e3))
+            return SetSpec(self.kind, check_float(f"set {self.kind} α", self.alpha, 0.0, limits.AMPLITUDE_RANGE[1]))
         if self.alpha is not None:
             raise ValueError(f"set {self.kind} takes no α (got {self.kind}:{self.alpha:g})")
         return self
@@ -150,8 +150,8 @@ def parse_sets(text: str | Sequence[str]) -> tuple[SetSpec, ...]:
 
 def _sweep_value(sweep: str, value) -> float | int:
     if sweep == "amplitude":
-        return check_float("amplitude", value, 0.0, 1e3)
-    return check_int(sweep, value, 1, 99)
+        return check_float("amplitude", value, 0.0, limits.AMPLITUDE_RANGE[1])
+    return check_int(sweep, value, *limits.LAYER_INT_RANGE)
 
 
 def sweep_architecture(base: Architecture, sweep: str, value, image_shape=(28, 28)) -> Architecture:
