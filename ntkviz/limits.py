@@ -40,6 +40,7 @@ PATCH_NORMALIZATIONS = ("sum", "mean")
 MAX_LAYERS = 8  # layers of an architecture
 LAYER_INT_RANGE = (1, 99)  # npatch, subsampling, poolfactor
 LAYER_SIGMA_RANGE = (1e-3, 1e3)  # exp patch-kernel σ
+INITIAL_POOLING_SIGMA_RANGE = (0.05, 50.0)  # σ₀ (px) of the optional initial anti-aliasing pooling A₀
 IMAGE_SIDE_RANGE = (1, 256)  # pixels per side of a loaded image
 MAX_CHANNELS = 16  # channels of a loaded image
 
@@ -56,11 +57,19 @@ DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
+SWEEP_FAMILIES = FAMILIES + ("noise",)  # `ntkviz stability --family`: also additive noise (relative norm)
 AMPLITUDE_RANGE = (0.0, 1e3)  # exclusive at 0 (log axis); units px, px, degrees, α
 AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
 REFERENCES_RANGE = (1, 100)  # reference digits per label for the levels (at most the bundled ones)
+STABILITY_SET_SIZE_RANGE = (1, 500)  # digits per set of the stability view's "sets" (Fig. 1)
+STABILITY_SET_KINDS = ("deform", "deform+translate", "same", "any")  # sets of the "sets" view
+STABILITY_SWEEPS = ("last-pooling", "patch", "layers", "amplitude")  # x axes of the "sets" view
+
+# --------------------------------------------------------------- Infinite-MNIST generator
+INFIMNIST_MAX_INDEX = 2**62 - 1  # digit indexes (the index rule's 2 i stays a signed 64-bit integer)
+INFIMNIST_MAX_DIGITS = 1_000_000  # digits per `ntkviz infimnist` file (784 MB of 28x28 images)
 
 # --------------------------------------------------------------- training dynamics
 ALPHA_RANGE = (1e-4, 1e6)  # output scale α = τ²

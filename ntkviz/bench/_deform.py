@@ -9,7 +9,10 @@
   ~60 events/s through the Qt event loop; reports read-out updates per second
   during the drag (target >= 20) and the latency from the last slider event to
   the drawing of its read-out;
-* the default stability sweep (:class:`ntkviz.models.stability.StabilityParams` defaults).
+* the default stability sweep (:class:`ntkviz.models.stability.StabilityParams` defaults);
+* the default "sets" computation of the stability view (the paper's Fig. 1: 4 sets x 20
+  digits x 4 last-pooling values x CKN and NTK, :class:`ntkviz.jobs.StabilitySetsRequest`
+  defaults), its distance cache emptied before every run.
 
 Allocator: glibc defaults (no MALLOC_* tuning).
 """
@@ -128,8 +131,26 @@ def _default_sweep(repeats: int) -> Result:
                   note=size)
 
 
+def _default_sets(repeats: int) -> Result:
+    from ntkviz.core.deformations import sets
+    from ntkviz.jobs import StabilitySetsRequest
+
+    req = StabilitySetsRequest()
+
+    def one():
+        with sets._CACHE_LOCK:
+            sets._DISTANCES.clear()
+        req()
+
+    size = (f"{len(req.sets)} sets x {req.set_size} digits x {len(req.values)} {req.sweep} values, "
+            f"CKN and NTK, {req.architecture.label}")
+    return Result("stability: default sets computation (Fig. 1)", median_time(one, max(1, min(repeats, 3))),
+                  target=30.0, note=size)
+
+
 def run(repeats: int) -> list[Result]:
     results = [_request_latency(repeats), _model_update(repeats)]
     results += _scripted_drag(min(repeats, 3))
     results.append(_default_sweep(repeats))
+    results.append(_default_sets(repeats))
     return results

@@ -16,7 +16,8 @@ import importlib
 import os
 import sys
 
-COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "stability", "learn", "lazy-sweep", "export")
+COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "infimnist", "stability", "learn",
+            "lazy-sweep", "export")
 
 
 class CliError(Exception):

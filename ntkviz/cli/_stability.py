@@ -1,6 +1,7 @@
-"""``ntkviz stability``: the stability sweep on bundled digits, written as CSV.
+"""``ntkviz stability``: the stability sweep on bundled digits, written as CSV
+(``--view sets``: one digit against four sets of digits, :mod:`ntkviz.cli._stability_sets`).
 
-``ntkviz stability --model M --digits N --family {smooth,translation,rotation,infimnist}
+``ntkviz stability --model M --digits N --family {smooth,translation,rotation,infimnist,noise}
 --amplitudes A1,A2,... --seeds S --references K --out FILE.csv``. Digit ``d``
 (0..N-1) is the bundled digit number ``K + d // 10`` of label ``d % 10``, so the
 swept digits are never among the references. The sweep is the stability view's
@@ -15,7 +16,8 @@ import argparse
 from ntkviz.cli import CliError
 from ntkviz.cli._common import float_list, int_in, output_path, positive_int, write_csv
 from ntkviz.cli._gram import add_model_argument, load_model
-from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, FAMILIES, REFERENCES_RANGE,
+from ntkviz.cli._stability_sets import add_sets_arguments, refuse_sets_options, run_sets
+from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, REFERENCES_RANGE, SWEEP_FAMILIES,
                            SWEEP_SEEDS_RANGE)
 
 #: at most this many references per label, so that every label keeps a digit to sweep
@@ -43,10 +45,12 @@ def register(sub) -> None:
                     "levels and small-amplitude log-log slopes (in the spirit of Fig. 1 of Bietti & Mairal "
                     "2019; not the paper's data). The same computation as the app's stability view.")
     add_model_argument(p, default="M1")
-    p.add_argument("--digits", type=positive_int, default=5, metavar="N",
-                   help="number of digits, labels cycling 0..9, at most 10·(100 − K) (default 5)")
-    p.add_argument("--family", default="smooth", choices=FAMILIES,
-                   help="deformation family (amplitude in px, px, degrees, alpha)")
+    p.add_argument("--digits", type=positive_int, default=10, metavar="N",
+                   help="number of digits, labels cycling 0..9, at most 10·(100 − K) (default 10: one "
+                        "of each label)")
+    p.add_argument("--family", default="smooth", choices=SWEEP_FAMILIES,
+                   help="deformation family (amplitude in px, px, degrees, alpha) or additive noise "
+                        "(amplitude ||x' - x|| / ||x||)")
     p.add_argument("--amplitudes", type=amplitude_list, default=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
                    metavar="A1,A2,...", help=f"strictly increasing amplitudes in (0, {AMPLITUDE_RANGE[1]:g}] "
                                              "(default 0.01,0.03,0.1,0.3,1,3)")
@@ -57,6 +61,7 @@ def register(sub) -> None:
                    help=f"reference digits per label for the levels (the first K of each label), "
                         f"in [1, {MAX_REFERENCES}] (default 2)")
     p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV")
+    add_sets_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -76,6 +81,9 @@ def run(args) -> int:
     from ntkviz.cli._common import progress_line
     from ntkviz.jobs import StabilityRequest
 
+    if args.view == "sets":
+        return run_sets(args)
+    refuse_sets_options(args)
     arch = load_model(args.model)
     out = output_path(args.out, (".csv",))
     request = StabilityRequest(family=args.family, digits=swept_digits(args.digits, args.references),

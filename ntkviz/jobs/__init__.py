@@ -6,7 +6,8 @@ naming the argument, what is wrong and the allowed range), so the numba kernels
 stay lean. Calling a request returns an immutable response; long jobs also offer
 ``iterate()``, a generator of progress items (``fraction``) that can be stopped
 between items. Modules: ``_curves`` (kernel curves, spectra), ``_deform``
-(deformation editor, stability sweep), ``_training`` (lazy training), ``_lazy_sweep``
+(deformation editor, stability sweep), ``_stability_sets`` (one digit against sets of
+digits, the paper's Fig. 1), ``_training`` (lazy training), ``_lazy_sweep``
 (lazy ↔ rich sweeps over α and the width),
 ``_classify`` (kernel-ridge classification of digits), ``_learning`` (kernel
 regression on the sphere), ``_tables`` (CSV tables of responses).
@@ -18,7 +19,8 @@ start-up and ``ntkviz --help`` short.
 import importlib as _importlib
 
 #: the job modules; their ``__all__`` make up this package's API
-_MODULES = ("_tables", "_curves", "_deform", "_training", "_lazy_sweep", "_classify", "_learning")
+_MODULES = ("_tables", "_curves", "_deform", "_stability_sets", "_training", "_lazy_sweep",
+            "_classify", "_learning")
 
 
 def __getattr__(name: str):

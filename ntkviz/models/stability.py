@@ -53,7 +53,7 @@ class StabilityParams:
     """
 
     family: str = "smooth"
-    digits: tuple[int, ...] = (0, 100, 200, 300, 400)
+    digits: tuple[int, ...] = (0, 100, 200, 300, 400, 500, 600, 700, 800, 900)
     amplitude_min: float = 0.01
     amplitude_max: float = 3.0
     amplitude_count: int = 6

@@ -5,9 +5,12 @@ input Gram tensor by ``einsum``, patch sums by shifting the whole tensor,
 the non-linearity elementwise, pooling by ``einsum`` with the dense 1-D
 pooling matrices. Conventions as :mod:`ntkviz.core.conv` (reference HEAD; the
 patch offsets of :func:`ntkviz.core.conv.architecture.patch_offsets`; cosines clipped to
-[-1, 1]). Memory is O((H W)^2) per tensor: keep images small.
+[-1, 1]). Memory is O((H W)^2) per tensor: keep images small. The initial pooling
+``A_0`` (``initial_pooling_sigma``) is applied first, by :func:`gaussian_blur_dense`.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -46,6 +49,26 @@ class _MpLib:
         self.clip = lambda a, lo, hi: np.frompyfunc(lambda v: min(max(v, lo), hi), 1, 1)(a)
 
 
+def gaussian_blur_dense(image, sigma: float) -> np.ndarray:
+    """``A_0 x``: the Gaussian filter of standard deviation ``sigma`` px on both axes, taps
+    ``exp(-a^2 / (2 sigma^2))`` for ``|a| <= ceil(4 sigma)`` normalised to sum 1, zero
+    padding, the input's size; written as a double loop over output pixels and taps."""
+    x = np.asarray(image, dtype=np.float64)
+    x3 = x[..., None] if x.ndim == 2 else x
+    radius = math.ceil(4 * sigma)
+    taps = [math.exp(-a * a / (2 * sigma * sigma)) for a in range(-radius, radius + 1)]
+    total = sum(taps)
+    h, w = x3.shape[:2]
+    out = np.zeros_like(x3)
+    for i in range(h):
+        for j in range(w):
+            for a in range(-radius, radius + 1):
+                for b in range(-radius, radius + 1):
+                    if 0 <= i + a < h and 0 <= j + b < w:
+                        out[i, j] += taps[a + radius] * taps[b + radius] / (total * total) * x3[i + a, j + b]
+    return out[..., 0] if x.ndim == 2 else out
+
+
 def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture,
                       exact: bool = False) -> tuple[float, float]:
     """(K_CKN(x, y), K_NTK(x, y)) by the direct 4-D recursion; K_NTK is NaN without NTK support.
@@ -57,6 +80,8 @@ def reference_kernels(x: np.ndarray, y: np.ndarray, arch: Architecture,
     arch = arch.validated()
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
+    if arch.initial_pooling_sigma is not None:
+        x, y = (gaussian_blur_dense(z, arch.initial_pooling_sigma) for z in (x, y))
     if exact:
         import mpmath
 

@@ -29,6 +29,7 @@ __all__ = [
     "patch_offsets",
     "pooling_matrix",
     "validated_architecture",
+    "initial_pooling_matrix",
 ]
 
 POOLINGS = _limits.POOLINGS
@@ -96,11 +97,16 @@ class Architecture:
     ``"reference"`` (default) sums offsets ``{-s/2 .. s/2 - 1}`` (``{-1, 0}`` for
     s = 2, as the reference code), ``"same"`` sums ``{-(s/2 - 1) .. s/2}`` (``{0, 1}``
     for s = 2, neural-tangents' 'SAME' padding). Odd patch sizes are not affected.
+    ``initial_pooling_sigma`` (σ₀, px) adds the initial anti-aliasing pooling ``A_0`` of
+    the stability theorems, ``Φ_n(x) = Φ(A_0 x)``: a Gaussian filter of standard deviation
+    σ₀ without subsampling (:func:`initial_pooling_matrix`); ``None`` (default) means no
+    ``A_0``, as the reference code.
     """
 
     layers: tuple[Layer, ...]
     patch_normalization: str = "sum"
     even_patch_offsets: str = "reference"
+    initial_pooling_sigma: float | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "layers", tuple(self.layers))
@@ -119,7 +125,20 @@ class Architecture:
             layers.append(lay.validated(f"layer {k}"))
         norm = check_choice("patch_normalization", self.patch_normalization, PATCH_NORMALIZATIONS)
         even = check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
-        return Architecture(tuple(layers), norm, even)
+        sigma0 = (None if self.initial_pooling_sigma is None else
+                  check_float("initial_pooling_sigma", self.initial_pooling_sigma,
+                              *_limits.INITIAL_POOLING_SIGMA_RANGE))
+        return Architecture(tuple(layers), norm, even, sigma0)
+
+    def initial_pooling(self, image: np.ndarray) -> np.ndarray:
+        """``A_0 x`` of a float64 (H, W, C) image: the separable Gaussian filter of
+        :func:`initial_pooling_matrix` on both axes of every channel; the image itself
+        when there is no initial pooling."""
+        if self.initial_pooling_sigma is None:
+            return image
+        mh = initial_pooling_matrix(self.initial_pooling_sigma, image.shape[0])
+        mw = initial_pooling_matrix(self.initial_pooling_sigma, image.shape[1])
+        return np.ascontiguousarray(np.einsum("ia,abc,jb->ijc", mh, image, mw))
 
     @property
     def supports_ntk(self) -> bool:
@@ -171,6 +190,8 @@ class Architecture:
         norm = "" if self.patch_normalization == "sum" else " (1/|S| patches)"
         if self.even_patch_offsets != "reference" and any(lay.npatch % 2 == 0 for lay in self.layers):
             norm += f" (even patches: {self.even_patch_offsets})"
+        if self.initial_pooling_sigma is not None:
+            parts.insert(0, f"A₀ σ₀={self.initial_pooling_sigma:g}")
         return " | ".join(parts) + norm
 
 
@@ -217,24 +238,29 @@ def architecture_from_dict(obj) -> Architecture:
     ``npatch``, ``subsampling`` and optional ``pooling`` (default gaussian),
     ``kernel`` (default relu), ``sigma`` (1.0), ``poolfactor`` (= subsampling)
     -- or a dict ``{"layers": [...], "patch_normalization": "sum"|"mean",
-    "even_patch_offsets": "reference"|"same"}`` (both optional).
+    "even_patch_offsets": "reference"|"same", "initial_pooling_sigma": σ₀}`` (all but
+    ``layers`` optional).
     """
     norm = "sum"
     even = "reference"
+    sigma0 = None
     if isinstance(obj, dict):
-        unknown = sorted(set(obj) - {"layers", "patch_normalization", "even_patch_offsets"})
+        unknown = sorted(set(obj) - {"layers", "patch_normalization", "even_patch_offsets",
+                                     "initial_pooling_sigma"})
         if unknown:
             raise ValueError(f"architecture: unknown key(s) {', '.join(unknown)}; expected 'layers' "
-                             "and optional 'patch_normalization', 'even_patch_offsets'")
+                             "and optional 'patch_normalization', 'even_patch_offsets', "
+                             "'initial_pooling_sigma'")
         if "layers" not in obj:
             raise ValueError("architecture: missing key 'layers' (a list of layer dicts)")
         norm = obj.get("patch_normalization", "sum")
         even = obj.get("even_patch_offsets", "reference")
+        sigma0 = obj.get("initial_pooling_sigma")
         obj = obj["layers"]
     if not isinstance(obj, (list, tuple)) or not obj:
         raise ValueError("architecture must be a non-empty list of layer dicts")
     layers = tuple(_layer_from_dict(d, k) for k, d in enumerate(obj, 1))
-    return Architecture(layers, norm, even).validated()
+    return Architecture(layers, norm, even, sigma0).validated()
 
 
 def architecture_to_dict(arch: Architecture) -> dict:
@@ -250,6 +276,8 @@ def architecture_to_dict(arch: Architecture) -> dict:
     out = {"layers": layers, "patch_normalization": arch.patch_normalization}
     if arch.even_patch_offsets != "reference":
         out["even_patch_offsets"] = arch.even_patch_offsets
+    if arch.initial_pooling_sigma is not None:
+        out["initial_pooling_sigma"] = arch.initial_pooling_sigma
     return out
 
 
@@ -275,6 +303,24 @@ def pooling_matrix(layer: Layer, n: int) -> np.ndarray:
         for t, wt in enumerate(taps):
             if sub * o + t < n:
                 mat[o, sub * o + t] = wt
+    return mat
+
+
+def initial_pooling_matrix(sigma: float, n: int) -> np.ndarray:
+    """Dense 1-D matrix ``(n, n)`` of the initial anti-aliasing pooling ``A_0``.
+
+    Output ``i`` is ``sum_a g(a) x[i + a]`` with taps ``g(a) = exp(-a^2 / (2 sigma^2))`` for
+    ``|a| <= ceil(4 sigma)``, normalised to sum 1: a Gaussian of standard deviation
+    ``sigma`` px, truncated at 4 sigma, with zero padding (taps off the axis are dropped,
+    not renormalised) and no subsampling, so ``A_0`` keeps the image size.
+    """
+    radius = math.ceil(4.0 * sigma)
+    taps = np.exp(-np.arange(-radius, radius + 1) ** 2 / (2.0 * sigma * sigma))
+    taps /= taps.sum()
+    mat = np.zeros((n, n))
+    for a, t in zip(range(-radius, radius + 1), taps):
+        if abs(a) < n:
+            mat += t * np.eye(n, k=a)
     return mat
 
 

@@ -101,7 +101,7 @@ def _image_norms(image: np.ndarray, arch: Architecture) -> ImageNorms:
             _NORMS_CACHE.move_to_end(key)
             return hit
     plan = plan_for(arch, *img.shape)
-    px = first_layer_patches(img, arch.layers[0].npatch, arch.even_patch_offsets)
+    px = first_layer_patches(arch.initial_pooling(img), arch.layers[0].npatch, arch.even_patch_offsets)
     norms = np.zeros(plan.norm_len)
     ntk = arch.supports_ntk
     kc, kn = run_pair(True, px, px, norms, norms, plan, ntk)
@@ -221,7 +221,8 @@ class ImageBatch:
         n, h, w, c = stack.shape
         self.plan = plan = plan_for(arch, h, w, c)
         s0 = arch.layers[0].npatch
-        self.patches = np.stack([first_layer_patches(im, s0, arch.even_patch_offsets) for im in stack])
+        self.patches = np.stack([first_layer_patches(arch.initial_pooling(im), s0, arch.even_patch_offsets)
+                                 for im in stack])
         self.norms = np.zeros((n, plan.norm_len))
         self.self_ckn = np.full(n, np.nan)
         self.self_ntk = np.full(n, np.nan)

@@ -15,7 +15,11 @@ Families (``amplitude`` meaning):
 * ``smooth``: smooth random field, largest component ``a`` px (length 4 px);
 * ``translation``: shift by ``a`` px in a seeded random direction;
 * ``rotation``: rotation by ``a`` degrees about the centre, sign alternating with the seed;
-* ``infimnist``: Infinite-MNIST style first-order deformation with ``alpha = a``.
+* ``infimnist``: Infinite-MNIST style first-order deformation with ``alpha = a``;
+* ``noise`` (not a deformation: no ``tau``, whose sizes are then reported as 0): additive
+  noise ``x + a ||x|| u`` in a seeded random direction ``u``, so ``||x' - x|| / ||x|| = a``
+  (:mod:`~ntkviz.core.deformations.noise`); the CKN slope is about 1 and the NTK slope
+  about 1/2 here too (smoothness of the feature maps).
 
 This is an independent computation, not the paper's data (whose values are unknown).
 """
@@ -31,11 +35,16 @@ from ntkviz.core._validate import check_choice, check_float, check_int
 from ntkviz.core.conv.architecture import Architecture
 from ntkviz.core.conv.gram import ImageBatch, image_stack
 from ntkviz.core.deformations.deform import Deformation, _deform_image, jacobian_sup_norm, tau_sup_norm
+from ntkviz.core.deformations.noise import additive_noise
 
-__all__ = ["FAMILIES", "SweepResult", "SweepProgress", "family_deformation", "stability_sweep",
+__all__ = ["FAMILIES", "SWEEP_FAMILIES", "NOISE", "SweepResult", "SweepProgress", "family_deformation", "stability_sweep",
            "fit_loglog_slope", "SMOOTH_LENGTH"]
 
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")
+#: the additive-noise family (``||x' - x|| / ||x||`` fixed; not a deformation)
+NOISE = "noise"
+#: every family :func:`stability_sweep` takes: the deformations and additive noise
+SWEEP_FAMILIES = FAMILIES + (NOISE,)
 #: correlation length (px) of the ``smooth`` family's fields
 SMOOTH_LENGTH = 4.0
 
@@ -164,7 +173,7 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     ----------
     images, labels : digits (N, H, W) or (N, H, W, C), values as given (MNIST /255), and their labels.
     arch : architecture; the NTK columns are NaN when it has ``exp`` layers.
-    family : one of :data:`FAMILIES`.
+    family : one of :data:`SWEEP_FAMILIES`.
     amplitudes : increasing positive amplitudes (family units).
     seeds : number of seeds (0..S-1) or explicit seeds; digit ``d`` with seed
         ``s`` uses deformation seed ``1000 d + s``.
@@ -175,7 +184,7 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     Stop iterating to cancel; the last item has ``result.complete = True``.
     """
     arch = arch.validated()
-    check_choice("family", family, FAMILIES)
+    check_choice("family", family, SWEEP_FAMILIES)
     X = image_stack(images, "images")
     labels = np.asarray(labels).ravel()
     if labels.shape[0] != X.shape[0]:
@@ -233,6 +242,10 @@ def _stability_sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, fami
     for k, a in enumerate(amps):
         for d in range(n):
             for si, s in enumerate(seed_list):
+                if family == NOISE:
+                    deformed[k * n_def + d * n_seed + si] = additive_noise(X[d], float(a), (1000 * d + s) % 2**32)
+                    tau_sup[k, d * n_seed + si] = jac_sup[k, d * n_seed + si] = 0.0
+                    continue
                 deformation = _family_deformation(family, float(a), (1000 * d + s) % 2**32).validated()
                 y, tau = _deform_image(X[d], deformation)
                 deformed[k * n_def + d * n_seed + si] = y

@@ -110,6 +110,7 @@ REF_CASES = [
     ("even patches 'same' offsets",
      Architecture((Layer(2, 2, "average", poolfactor=3), Layer(4, 1, "gaussian", poolfactor=2),
                    Layer(1, 2, "strided")), even_patch_offsets="same"), (16, 13, 3)),
+    ("initial pooling A0", Architecture(PRESETS["M3"].layers, initial_pooling_sigma=1.3), (15, 14, 2)),
 ]
 
 
