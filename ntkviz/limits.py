@@ -55,7 +55,12 @@ INFIMNIST_ALPHA_RANGE = (-1e3, 1e3)
 DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
-FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
+FAMILIES = ("smooth", "translation", "rotation", "infimnist", "dilation")  # deformation families of the sweep
+DILATION_RANGE = (0.0, 0.95)  # the dilation family's s = ||∇τ||∞ (exclusive at 0)
+MAPS = ("ckn", "ntk", "scattering", "fourier", "pixels")  # representations compared under deformations
+DEFAULT_MAPS = ("ckn", "ntk", "pixels")
+SCATTERING_J_RANGE = (1, 8)  # scattering scale 2^J (and 2^J <= the image side)
+SCATTERING_L_RANGE = (1, 16)  # scattering orientations
 AMPLITUDE_RANGE = (0.0, 1e3)  # exclusive at 0 (log axis); units px, px, degrees, α
 AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
