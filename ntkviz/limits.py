@@ -55,7 +55,8 @@ INFIMNIST_ALPHA_RANGE = (-1e3, 1e3)
 DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
-FAMILIES = ("smooth", "translation", "rotation", "infimnist", "dilation")  # deformation families of the sweep
+FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the stability view
+SWEEP_FAMILIES = (*FAMILIES, "dilation")  # families of the sweep itself (`ntkviz stability`)
 DILATION_RANGE = (0.0, 0.95)  # the dilation family's s = ||∇τ||∞ (exclusive at 0)
 MAPS = ("ckn", "ntk", "scattering", "fourier", "pixels")  # representations compared under deformations
 DEFAULT_MAPS = ("ckn", "ntk", "pixels")

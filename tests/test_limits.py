@@ -23,7 +23,7 @@ def test_names_match_the_core():
     assert L.ARCH_PRESETS == tuple(PRESETS) and L.CONV_MODES == MODES
     assert L.POOLINGS == POOLINGS and L.PATCH_KERNELS == PATCH_KERNELS
     assert L.PATCH_NORMALIZATIONS == PATCH_NORMALIZATIONS
-    assert L.FAMILIES == FAMILIES and L.DEFORM_VIEWS == DEFORM_VIEWS
+    assert L.SWEEP_FAMILIES == FAMILIES and set(L.FAMILIES) <= set(FAMILIES) and L.DEFORM_VIEWS == DEFORM_VIEWS
     assert L.IMAGE_SIDE_RANGE[1] == MAX_IMAGE_SIDE and L.MAX_CHANNELS == MAX_CHANNELS
     labels = load_digits()[1]
     assert all((labels == k).sum() == L.BUNDLED_PER_CLASS for k in range(10))

@@ -19,8 +19,8 @@ from ntkviz.cli import CliError
 from ntkviz.cli._common import choice_list, float_list, int_in, output_path, positive_int, write_csv
 from ntkviz.cli._gram import add_model_argument, load_model
 from ntkviz.cli._scattering_args import add_scattering_arguments, scattering_params
-from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, DEFAULT_MAPS, FAMILIES, MAPS, REFERENCES_RANGE,
-                           SWEEP_SEEDS_RANGE)
+from ntkviz.limits import (AMPLITUDE_RANGE, BUNDLED_PER_CLASS, DEFAULT_MAPS, MAPS, REFERENCES_RANGE,
+                           SWEEP_FAMILIES, SWEEP_SEEDS_RANGE)
 
 #: at most this many references per label, so that every label keeps a digit to sweep
 MAX_REFERENCES = min(REFERENCES_RANGE[1], BUNDLED_PER_CLASS - 1)
@@ -51,7 +51,7 @@ def register(sub) -> None:
     add_model_argument(p, default="M1")
     p.add_argument("--digits", type=positive_int, default=5, metavar="N",
                    help="number of digits, labels cycling 0..9, at most 10·(100 − K) (default 5)")
-    p.add_argument("--family", default="smooth", choices=FAMILIES,
+    p.add_argument("--family", default="smooth", choices=SWEEP_FAMILIES,
                    help="deformation family (amplitude in px, px, degrees, alpha; dilation: s in (0, 0.95], "
                         "tau(u) = s u)")
     p.add_argument("--amplitudes", type=amplitude_list, default=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0],

@@ -17,7 +17,7 @@ Kernels:
 * ``pixels``: the Gaussian kernel on raw pixels ``exp(-|x - y|^2 / (2 h^2))`` with
   ``h`` the median distance between distinct training images (the baseline);
 * ``scattering``: the same Gaussian kernel, median-distance bandwidth included, on the
-  scattering coefficients ``S_J x`` (:func:`ntkviz.core.scattering.transform.scattering`,
+  scattering coefficients ``S_J x`` (:func:`ntkviz.core.scattering.transform.scattering_transform`,
   default J = 2, L = 8, order 2, zero padding; all coefficients as one vector).
 
 Training sets of the sizes asked are nested: the first ``n`` images of one

@@ -74,7 +74,7 @@ def test_conv_kernels_beat_pixels_on_bundled_digits():
 def test_scattering_kernel_is_the_gaussian_kernel_on_the_coefficients():
     """The ``scattering`` kernel: exp(-|S x - S y|^2 / (2 h^2)), h the median distance between
     the training coefficient vectors, written out with loops and a dense solve."""
-    from ntkviz.core.scattering.transform import ScatteringParams, scattering
+    from ntkviz.core.scattering.transform import ScatteringParams, scattering_transform
 
     images, labels = load_digits()
     x = (images / 255.0).reshape(-1, 14, 2, 14, 2).mean(axis=(2, 4))
@@ -85,8 +85,8 @@ def test_scattering_kernel_is_the_gaussian_kernel_on_the_coefficients():
     for item in classify_iter(x[tr], labels[tr], x[te], labels[te], None, ("scattering",), (30,), 0.1,
                               scattering=params):
         pass
-    F = scattering(x[tr], params).reshape(30, -1)
-    G = scattering(x[te], params).reshape(20, -1)
+    F = scattering_transform(x[tr], params).reshape(30, -1)
+    G = scattering_transform(x[te], params).reshape(20, -1)
     h = np.median([np.linalg.norm(F[i] - F[j]) for i in range(30) for j in range(i + 1, 30)])
     K = np.array([[np.exp(-np.sum((a - b) ** 2) / (2 * h * h)) for b in F] for a in F])
     Kx = np.array([[np.exp(-np.sum((a - b) ** 2) / (2 * h * h)) for b in F] for a in G])

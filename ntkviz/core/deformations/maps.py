@@ -11,7 +11,7 @@ Euclidean in the map's feature space; from an ``x`` with ``Phi(x) = 0`` it is 0 
   an :class:`~ntkviz.core.conv.architecture.Architecture`, through their kernels,
   ``||Phi(x) - Phi(y)||^2 = k(x,x) + k(y,y) - 2 k(x,y)`` (clamped at 0);
 * ``scattering``: the scattering coefficients ``S_J x`` of
-  :func:`ntkviz.core.scattering.transform.scattering` (all orders and positions, one
+  :func:`ntkviz.core.scattering.transform.scattering_transform` (all orders and positions, one
   vector; :class:`~ntkviz.core.scattering.transform.ScatteringParams`);
 * ``fourier``: the Fourier modulus ``|x_hat|`` (unitary 2-D DFT of the whole image);
 * ``pixels``: the image itself.

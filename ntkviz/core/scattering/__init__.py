@@ -2,7 +2,7 @@
 
 * :mod:`~ntkviz.core.scattering.filters` -- the Morlet filter bank (``J`` scales, ``L``
   orientations; kymatio's design in float64), cached per grid;
-* :mod:`~ntkviz.core.scattering.transform` -- ``scattering`` (``S_J``, orders 0-2, FFT-based,
+* :mod:`~ntkviz.core.scattering.transform` -- ``scattering_transform`` (``S_J``, orders 0-2, FFT-based,
   averaged by ``phi_J`` and sampled every ``2^J`` px) with ``ScatteringParams``, and
   ``fourier_modulus`` (``|x_hat|``, unitary DFT).
 

@@ -59,7 +59,7 @@ from scipy import fft as sfft
 from ntkviz.core._validate import check_choice, check_image_values, check_int
 from ntkviz.core.scattering.filters import FilterBank, _filter_bank
 
-__all__ = ["ScatteringParams", "PADDINGS", "scattering", "scattering_paths", "fourier_modulus",
+__all__ = ["ScatteringParams", "PADDINGS", "scattering_transform", "scattering_paths", "fourier_modulus",
            "J_RANGE", "L_RANGE", "ORDER_RANGE"]
 
 PADDINGS = ("zero", "reflect", "periodic")
@@ -72,7 +72,7 @@ _BLOCK_BYTES = 4 * 2 ** 20
 
 @dataclass(frozen=True)
 class ScatteringParams:
-    """Parameters of :func:`scattering` (see the module docstring for conventions).
+    """Parameters of :func:`scattering_transform` (see the module docstring for conventions).
 
     J : scale ``2^J`` of the averaging and of the output sampling, in [1, 8].
     L : orientations in [0, pi), in [1, 16] (kymatio's filters are designed for 8).
@@ -210,7 +210,7 @@ def _blocks(n: int, bytes_per_item: int) -> list[slice]:
 
 
 def _scattering(x: np.ndarray, params: ScatteringParams) -> np.ndarray:
-    """:func:`scattering` of a float64 stack ``(B, H, W)`` with validated params (no checks).
+    """:func:`scattering_transform` of a float64 stack ``(B, H, W)`` with validated params (no checks).
 
     Images and first-order orientations are processed in blocks whose work arrays stay
     below ``_BLOCK_BYTES``; the work arrays are per-thread scratch memory (:func:`_work`)."""
@@ -248,7 +248,7 @@ def _scattering(x: np.ndarray, params: ScatteringParams) -> np.ndarray:
     return np.ascontiguousarray(S)
 
 
-def scattering(x, params: ScatteringParams | None = None) -> np.ndarray:
+def scattering_transform(x, params: ScatteringParams | None = None) -> np.ndarray:
     """The scattering coefficients ``S_J x`` (see the module docstring), float64.
 
     Parameters

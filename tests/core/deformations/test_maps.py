@@ -28,7 +28,7 @@ from ntkviz.core.deformations.maps import (DEFAULT_MAPS, MAPS, check_maps, featu
                                            map_features, relative_distances)
 from ntkviz.core.deformations.probes import gabor_image
 from ntkviz.core.deformations.stability import fit_loglog_slope
-from ntkviz.core.scattering.transform import ScatteringParams, fourier_modulus, scattering
+from ntkviz.core.scattering.transform import ScatteringParams, fourier_modulus, scattering_transform
 
 
 @pytest.fixture(scope="module")
@@ -54,12 +54,12 @@ def test_features_of_each_explicit_map(digits):
     np.testing.assert_array_equal(map_features("pixels", x), x.reshape(3, -1))
     np.testing.assert_allclose(map_features("fourier", x), fourier_modulus(x).reshape(3, -1), rtol=0, atol=0)
     params = ScatteringParams(J=3, L=4)
-    np.testing.assert_allclose(map_features("scattering", x, params), scattering(x, params).reshape(3, -1),
+    np.testing.assert_allclose(map_features("scattering", x, params), scattering_transform(x, params).reshape(3, -1),
                                rtol=0, atol=1e-15)
     # colour images: each channel's features, concatenated
     rgb = np.stack([x, 2 * x], axis=-1)
     np.testing.assert_allclose(map_features("scattering", rgb),
-                               np.concatenate([scattering(x).reshape(3, -1), 2 * scattering(x).reshape(3, -1)], 1),
+                               np.concatenate([scattering_transform(x).reshape(3, -1), 2 * scattering_transform(x).reshape(3, -1)], 1),
                                rtol=1e-14, atol=1e-15)
     with pytest.raises(ValueError, match="kernel map"):
         map_features("ckn", x)
@@ -83,7 +83,7 @@ def test_map_distances_agree_with_each_maps_own_computation(digits):
         np.testing.assert_allclose(got, want, rtol=1e-13)
     np.testing.assert_allclose(map_distances("pixels", x, ys),
                                [np.linalg.norm(y - x) / np.linalg.norm(x) for y in ys], rtol=1e-14)
-    S = scattering(np.concatenate([x[None], ys]))
+    S = scattering_transform(np.concatenate([x[None], ys]))
     np.testing.assert_allclose(map_distances("scattering", x, ys),
                                [np.linalg.norm(S[k] - S[0]) / np.linalg.norm(S[0]) for k in (1, 2, 3)], rtol=1e-12)
     assert np.all(map_distances("fourier", x, np.roll(ys[:1] * 0 + x, 3, axis=2)) < 1e-14)   # shift invariant

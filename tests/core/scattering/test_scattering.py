@@ -10,7 +10,7 @@ from ntkviz.core.deformations.digits import load_digits
 from ntkviz.core.scattering._reference import (gabor_hat, reference_bank, reference_fourier_modulus,
                                                reference_scattering)
 from ntkviz.core.scattering.filters import WAVELET_SIGMA, filter_bank, wavelet_angles
-from ntkviz.core.scattering.transform import ScatteringParams, fourier_modulus, scattering, scattering_paths
+from ntkviz.core.scattering.transform import ScatteringParams, fourier_modulus, scattering_paths, scattering_transform
 
 #: kymatio 0.3.0 normalises its Gabor atoms by 2 * 3.1415 * sigma^2 / slant instead of 2 pi ...
 KYMATIO_FILTER_FACTOR = math.pi / 3.1415
@@ -139,7 +139,7 @@ def test_littlewood_paley_sum_and_energy(kymatio):
 def test_transform_matches_the_direct_convolution_reference(H, W, J, L, order, padding):
     x = np.random.default_rng(H * W + J).random((H, W))
     params = ScatteringParams(J=J, L=L, order=order, padding=padding)
-    ours = scattering(x, params)
+    ours = scattering_transform(x, params)
     ref = reference_scattering(x, J, L, order, padding)
     assert ours.shape == ref.shape == params.output_shape(H, W)
     np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-13 * np.abs(ref).max())
@@ -148,10 +148,10 @@ def test_transform_matches_the_direct_convolution_reference(H, W, J, L, order, p
 def test_batches_and_blocks_give_the_single_image_values(digits, monkeypatch):
     import ntkviz.core.scattering.transform as transform
 
-    one = np.stack([scattering(d) for d in digits])
+    one = np.stack([scattering_transform(d) for d in digits])
     monkeypatch.setattr(transform, "_BLOCK_BYTES", 1)           # one image, one orientation per block
-    np.testing.assert_allclose(scattering(digits), one, rtol=0, atol=1e-15 * np.abs(one).max())
-    assert scattering(digits.reshape(2, 3, 28, 28)).shape == (2, 3, 81, 7, 7)
+    np.testing.assert_allclose(scattering_transform(digits), one, rtol=0, atol=1e-15 * np.abs(one).max())
+    assert scattering_transform(digits.reshape(2, 3, 28, 28)).shape == (2, 3, 81, 7, 7)
 
 
 def test_paths_order_and_count():
@@ -174,7 +174,7 @@ def test_matches_kymatio(kymatio, digits):
     for J, L in [(2, 8), (3, 6), (1, 4)]:
         theirs = Scattering2D(J=J, shape=(28, 28), L=L, max_order=2)(digits)
         params = ScatteringParams(J=J, L=L, padding="reflect")
-        ours = scattering(digits, params) * (KYMATIO_FILTER_FACTOR ** (_orders(params) + 1))[:, None, None]
+        ours = scattering_transform(digits, params) * (KYMATIO_FILTER_FACTOR ** (_orders(params) + 1))[:, None, None]
         assert ours.shape == theirs.shape
         # per channel, relative to the channel's largest coefficient (kymatio's filters are float32)
         err = np.abs(ours - theirs).max(axis=(0, 2, 3)) / np.abs(theirs).max(axis=(0, 2, 3))
@@ -184,14 +184,14 @@ def test_matches_kymatio(kymatio, digits):
 def test_circular_shifts_by_multiples_of_2J_shift_the_output(digits):
     params = ScatteringParams(J=2, L=8, padding="periodic")
     x = digits[0]
-    S = scattering(x, params)
+    S = scattering_transform(x, params)
     for a, b in [(4, 0), (0, 8), (-12, 4), (28, 28)]:
-        moved = scattering(np.roll(x, (a, b), axis=(0, 1)), params)
+        moved = scattering_transform(np.roll(x, (a, b), axis=(0, 1)), params)
         np.testing.assert_allclose(moved, np.roll(S, (a // 4, b // 4), axis=(1, 2)), rtol=0, atol=1e-14)
         # so the spatial sums (averages over positions) are invariant
         np.testing.assert_allclose(moved.sum(axis=(1, 2)), S.sum(axis=(1, 2)), rtol=1e-13, atol=1e-15)
     # a shift by a non-multiple of 2^J is only approximately invariant
-    assert not np.allclose(scattering(np.roll(x, 1, axis=1), params), S, atol=1e-6)
+    assert not np.allclose(scattering_transform(np.roll(x, 1, axis=1), params), S, atol=1e-6)
 
 
 @pytest.mark.parametrize("L", [4, 6, 8])
@@ -203,7 +203,7 @@ def test_rotation_by_90_degrees_permutes_orientations(digits, L):
     n = x.shape[0]
     turned = x[np.arange(n)[None, :], (-np.arange(n)[:, None]) % n]     # x'(i, j) = x(j, -i)
     assert np.array_equal(turned[3, 5], x[5, (-3) % n])
-    S, S_turned = scattering(x, params), scattering(turned, params)
+    S, S_turned = scattering_transform(x, params), scattering_transform(turned, params)
     m = S.shape[1]
     index = {p: c for c, p in enumerate(scattering_paths(params))}
     for c, (scales, angles) in enumerate(scattering_paths(params)):
@@ -218,21 +218,21 @@ def test_zero_padding_treats_the_image_as_zero_outside(digits):
     params = ScatteringParams(J=2)
     x = np.zeros((40, 40))
     x[6:34, 6:34] = digits[2]
-    S, moved = scattering(x, params), scattering(np.roll(x, 4, axis=1), params)
+    S, moved = scattering_transform(x, params), scattering_transform(np.roll(x, 4, axis=1), params)
     np.testing.assert_allclose(moved[:, :, 1:], S[:, :, :-1], rtol=0, atol=1e-14)
 
 
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="J = 5 needs image sides >= 2\\^J = 32"):
-        scattering(np.zeros((28, 28)), ScatteringParams(J=5))
+        scattering_transform(np.zeros((28, 28)), ScatteringParams(J=5))
     with pytest.raises(ValueError, match="multiples of 2\\^J = 8"):
-        scattering(np.zeros((28, 28)), ScatteringParams(J=3, padding="periodic"))
+        scattering_transform(np.zeros((28, 28)), ScatteringParams(J=3, padding="periodic"))
     with pytest.raises(ValueError, match="padding must be one of"):
-        scattering(np.zeros((8, 8)), ScatteringParams(padding="mirror"))
+        scattering_transform(np.zeros((8, 8)), ScatteringParams(padding="mirror"))
     with pytest.raises(ValueError, match="L must be in"):
         ScatteringParams(L=0).validated()
     with pytest.raises(ValueError, match="NaN"):
-        scattering(np.full((8, 8), np.nan))
+        scattering_transform(np.full((8, 8), np.nan))
     with pytest.raises(ValueError, match="filter grid sides must be multiples"):
         filter_bank((30, 32), 2, 8)
 
