@@ -138,9 +138,12 @@ def _work(slot: str, shape: tuple, dtype=np.complex128) -> np.ndarray:
 
     Reused from call to call: a fresh array of this size costs a page fault per 4 KiB on
     every call (glibc returns freed memory of this size to the system), which is most of
-    the time of a transform of one digit."""
-    buffers = _LOCAL.__dict__.setdefault("buffers", {})
+    the time of a transform of one digit. Arrays above ``_BLOCK_BYTES`` (a single block of
+    a large image) are allocated afresh, so a thread keeps at most five blocks' worth."""
     size = math.prod(shape)
+    if size * np.dtype(dtype).itemsize > _BLOCK_BYTES:
+        return np.empty(shape, dtype)           # larger than any block of a small image: not kept
+    buffers = _LOCAL.__dict__.setdefault("buffers", {})
     buf = buffers.get((slot, dtype))
     if buf is None or buf.size < size:
         buf = buffers[(slot, dtype)] = np.empty(size, dtype)
