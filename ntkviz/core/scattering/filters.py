@@ -28,16 +28,16 @@ Filters (Bruna & Mallat 2013; the filter bank of kymatio 0.3.0, ``L`` orientatio
   ``K = sum g_xi / sum g_0`` over the grid, so that ``sum psi = 0`` exactly
   (``psi_hat(0) = 0``).
 * Low-pass ``phi_J = g`` with ``sigma = 0.8 * 2^(J-1)``, ``xi = 0``, ``s = 1``
-  (isotropic; kymatio's choice: half the scale of the coarsest wavelet's
-  ``2 * 0.8 * 2^(J-1)``), so ``phi_hat(0) = sum phi = 1`` up to the
-  Poisson-summation error ``2 exp(-2 pi^2 sigma^2)`` per axis.
+  (isotropic, the scale of the coarsest wavelet ``psi_{J-1}``; kymatio's choice), so
+  ``phi_hat(0) = sum phi = 1`` up to the Poisson-summation error ``2 exp(-2 pi^2 sigma^2)``
+  per axis.
 
 Filters are stored in the Fourier domain (``DFT[k] = sum_u f(u) exp(-2 pi i (k1 u1 / M
 + k2 u2 / N))``, unnormalised), real parts only: ``f(-u) = conj f(u)`` makes them real up
-to the copies beyond ``2.5`` periods. A filter used on a grid subsampled by ``2^r``
-("level r") keeps the frequencies ``|k_i| < M / 2^(r+1)`` of the full-grid filter and
-drops the rest (kymatio's ``periodize_filter_fft``: its mask removes exactly the
-frequencies its fold would alias).
+to the truncation of the periodization. A filter used on a grid subsampled by ``2^r``
+("level r") keeps the frequencies ``-M / 2^(r+1) <= k_i < M / 2^(r+1)`` of the full-grid
+filter and drops the rest (kymatio's ``periodize_filter_fft``: its mask removes exactly
+the frequencies its fold would alias).
 """
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ import numpy as np
 from scipy import fft as sfft
 
 from ntkviz.core._validate import check_choice, check_image_values, check_int
-from ntkviz.core.scattering.filters import FilterBank, _filter_bank
+from ntkviz.core.scattering.filters import _filter_bank
 
 __all__ = ["ScatteringParams", "PADDINGS", "scattering_transform", "scattering_paths", "fourier_modulus",
            "J_RANGE", "L_RANGE", "ORDER_RANGE"]
