@@ -23,7 +23,7 @@ def test_names_match_the_core():
     assert L.ARCH_PRESETS == tuple(PRESETS) and L.CONV_MODES == MODES
     assert L.POOLINGS == POOLINGS and L.PATCH_KERNELS == PATCH_KERNELS
     assert L.PATCH_NORMALIZATIONS == PATCH_NORMALIZATIONS
-    assert L.SWEEP_FAMILIES == FAMILIES and set(L.FAMILIES) <= set(FAMILIES) and L.DEFORM_VIEWS == DEFORM_VIEWS
+    assert L.FAMILIES == FAMILIES and L.DEFORM_VIEWS == DEFORM_VIEWS
     assert L.IMAGE_SIDE_RANGE[1] == MAX_IMAGE_SIDE and L.MAX_CHANNELS == MAX_CHANNELS
     labels = load_digits()[1]
     assert all((labels == k).sum() == L.BUNDLED_PER_CLASS for k in range(10))
@@ -98,9 +98,11 @@ def test_training_ranges():
 def test_map_and_scattering_ranges():
     from ntkviz.core.deformations.deform import DILATION_MAX, dilation
     from ntkviz.core.deformations.maps import DEFAULT_MAPS, MAPS
+    from ntkviz.core.deformations.stability import SWEEP_FAMILIES
     from ntkviz.core.scattering.transform import ScatteringParams
 
-    assert L.MAPS == MAPS and L.DEFAULT_MAPS == DEFAULT_MAPS and L.DILATION_RANGE[1] == DILATION_MAX
+    assert L.SWEEP_FAMILIES == SWEEP_FAMILIES and L.MAPS == MAPS and L.DEFAULT_MAPS == DEFAULT_MAPS
+    assert L.DILATION_RANGE[1] == DILATION_MAX
     _check_range(dilation, L.DILATION_RANGE)
     _check_range(lambda j: ScatteringParams(J=j).validated(), L.SCATTERING_J_RANGE)
     _check_range(lambda n: ScatteringParams(L=n).validated(), L.SCATTERING_L_RANGE)

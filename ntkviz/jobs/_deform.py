@@ -409,7 +409,8 @@ class StabilityRequest:
     Parameters
     ----------
     family : str
-        One of :data:`ntkviz.core.deformations.stability.FAMILIES`.
+        One of :data:`ntkviz.core.deformations.stability.SWEEP_FAMILIES` (the deformation
+        families and the dilation).
     digits : tuple of int
         Indices into the bundled subset (:func:`ntkviz.core.deformations.digits.load_digits`).
     amplitudes : tuple of float
@@ -441,9 +442,9 @@ class StabilityRequest:
     scattering: object = None
 
     def __post_init__(self):
-        from ntkviz.core.deformations.stability import FAMILIES
+        from ntkviz.core.deformations.stability import SWEEP_FAMILIES
 
-        check_choice("family", self.family, FAMILIES)
+        check_choice("family", self.family, SWEEP_FAMILIES)
         n_digits = len(load_digits()[1])
         digits = tuple(check_int("digits", d, 0, n_digits - 1) for d in self.digits)
         # the sweep's own ranges (amplitudes <= 1e3, seeds <= 2^31): it is not checked again

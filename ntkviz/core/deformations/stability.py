@@ -38,17 +38,21 @@ from ntkviz.core.deformations.deform import (Deformation, _deform_image, dilatio
                                              tau_sup_norm)
 from ntkviz.core.deformations.maps import DEFAULT_MAPS, KERNEL_MAPS, _map_features, check_maps, relative_distances
 
-__all__ = ["FAMILIES", "SweepResult", "SweepProgress", "MapCurve", "family_deformation", "stability_sweep",
-           "fit_loglog_slope", "SMOOTH_LENGTH"]
+__all__ = ["FAMILIES", "SWEEP_FAMILIES", "DILATION", "SweepResult", "SweepProgress", "MapCurve",
+           "family_deformation", "stability_sweep", "fit_loglog_slope", "SMOOTH_LENGTH"]
 
-FAMILIES = ("smooth", "translation", "rotation", "infimnist", "dilation")
+FAMILIES = ("smooth", "translation", "rotation", "infimnist")
+#: the dilation tau(u) = s (u - centre), amplitude s = ||grad tau||_inf in (0, 0.95]
+DILATION = "dilation"
+#: every family :func:`stability_sweep` takes
+SWEEP_FAMILIES = FAMILIES + (DILATION,)
 #: correlation length (px) of the ``smooth`` family's fields
 SMOOTH_LENGTH = 4.0
 
 
 def family_deformation(family: str, amplitude: float, seed: int) -> Deformation:
     """The member of ``family`` at ``amplitude`` for ``seed`` (see the module docstring)."""
-    check_choice("family", family, FAMILIES)
+    check_choice("family", family, SWEEP_FAMILIES)
     return _family_deformation(family, check_float("amplitude", amplitude, 0.0, 1e3),
                                check_int("seed", seed, 0, 2**32 - 1))
 
@@ -62,7 +66,7 @@ def _family_deformation(family: str, a: float, seed: int) -> Deformation:
         return Deformation(translate_x=a * math.cos(phi), translate_y=a * math.sin(phi))
     if family == "rotation":
         return Deformation(rotation_deg=a if seed % 2 == 0 else -a)
-    if family == "dilation":
+    if family == DILATION:
         return dilation(a)
     return Deformation(infimnist_alpha=a, infimnist_seed=seed)
 
@@ -225,7 +229,7 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     images, labels : digits (N, H, W) or (N, H, W, C), values as given (MNIST /255), and their labels.
     arch : architecture of the ``ckn`` and ``ntk`` maps; the NTK columns are NaN when it has
         ``exp`` layers.
-    family : one of :data:`FAMILIES`.
+    family : one of :data:`SWEEP_FAMILIES`.
     amplitudes : increasing positive amplitudes (family units).
     seeds : number of seeds (0..S-1) or explicit seeds; digit ``d`` with seed
         ``s`` uses deformation seed ``1000 d + s``.
@@ -239,7 +243,7 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     Stop iterating to cancel; the last item has ``result.complete = True``.
     """
     arch = arch.validated()
-    check_choice("family", family, FAMILIES)
+    check_choice("family", family, SWEEP_FAMILIES)
     maps = check_maps(maps)
     X = image_stack(images, "images")
     labels = np.asarray(labels).ravel()
