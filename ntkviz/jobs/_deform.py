@@ -409,8 +409,7 @@ class StabilityRequest:
     Parameters
     ----------
     family : str
-        One of :data:`ntkviz.core.deformations.stability.SWEEP_FAMILIES` (the deformation
-        families and the dilation).
+        One of :data:`ntkviz.core.deformations.stability.FAMILIES`.
     digits : tuple of int
         Indices into the bundled subset (:func:`ntkviz.core.deformations.digits.load_digits`).
     amplitudes : tuple of float
