@@ -38,21 +38,23 @@ from ntkviz.core.deformations.deform import (Deformation, _deform_image, dilatio
                                              tau_sup_norm)
 from ntkviz.core.deformations.maps import DEFAULT_MAPS, KERNEL_MAPS, _map_features, check_maps, relative_distances
 
-__all__ = ["FAMILIES", "SWEEP_FAMILIES", "DILATION", "SweepResult", "SweepProgress", "MapCurve",
+__all__ = ["FAMILIES", "SWEEP_FAMILIES", "DEFORMATION_FAMILIES", "DILATION", "SweepResult", "SweepProgress", "MapCurve",
            "family_deformation", "stability_sweep", "fit_loglog_slope", "SMOOTH_LENGTH"]
 
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")
 #: the dilation tau(u) = s (u - centre), amplitude s = ||grad tau||_inf in (0, 0.95]
 DILATION = "dilation"
+#: the families :func:`family_deformation` makes: the view's four and the dilation
+DEFORMATION_FAMILIES = FAMILIES + (DILATION,)
 #: every family :func:`stability_sweep` takes
-SWEEP_FAMILIES = FAMILIES + (DILATION,)
+SWEEP_FAMILIES = DEFORMATION_FAMILIES
 #: correlation length (px) of the ``smooth`` family's fields
 SMOOTH_LENGTH = 4.0
 
 
 def family_deformation(family: str, amplitude: float, seed: int) -> Deformation:
     """The member of ``family`` at ``amplitude`` for ``seed`` (see the module docstring)."""
-    check_choice("family", family, SWEEP_FAMILIES)
+    check_choice("family", family, DEFORMATION_FAMILIES)
     return _family_deformation(family, check_float("amplitude", amplitude, 0.0, 1e3),
                                check_int("seed", seed, 0, 2**32 - 1))
 
