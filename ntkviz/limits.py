@@ -57,9 +57,14 @@ DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
-SWEEP_FAMILIES = FAMILIES + ("noise",)  # `ntkviz stability --family`: also additive noise (relative norm)
+SWEEP_FAMILIES = FAMILIES + ("noise", "dilation")  # `ntkviz stability --family`: also additive noise and the dilation tau(u) = s u
 AMPLITUDE_RANGE = (0.0, 1e3)  # exclusive at 0 (log axis); units px, px, degrees, α
 AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
+DILATION_RANGE = (0.0, 0.95)  # the dilation family's s = ||∇τ||∞ (exclusive at 0)
+MAPS = ("ckn", "ntk", "scattering", "fourier", "pixels")  # representations compared under deformations
+DEFAULT_MAPS = ("ckn", "ntk", "pixels")
+SCATTERING_J_RANGE = (1, 8)  # scattering scale 2^J (and 2^J <= the image side)
+SCATTERING_L_RANGE = (1, 16)  # scattering orientations
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
 REFERENCES_RANGE = (1, 100)  # reference digits per label for the levels (at most the bundled ones)

@@ -94,3 +94,32 @@ def test_out_is_checked_like_every_csv_command(data, tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and match in err[0], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.csv"]
+
+
+def test_classify_scattering_kernel(data, tmp_path):
+    out = tmp_path / "s.csv"
+    assert main(["classify", "--train", str(data / "train.npz"), "--test", str(data / "test.npz"),
+                 "--model", "M1", "--kernels", "scattering,pixels", "--scattering-j", "1", "--scattering-l", "4",
+                 "--train-sizes", "20,40", "--ridge", "0.1", "--out", str(out)]) == 0
+    rows = list(csv.reader(out.open()))
+    assert [r[:2] for r in rows[1:]] == [["scattering", "20"], ["scattering", "40"], ["pixels", "20"], ["pixels", "40"]]
+    assert all(0.0 <= float(r[4]) <= 1.0 for r in rows[1:])
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--kernels", "pixels", "--scattering-j", "2"], "--scattering-j applies to the scattering map only"),
+    (["--kernels", "scattering", "--scattering-j", "4"], "--kernels scattering: scattering J = 4 needs image "
+                                                         "sides >= 2\\^J = 16, got 14×14"),
+    (["--kernels", "scattering", "--scattering-l", "17"], "--scattering-l"),
+])
+def test_bad_scattering_arguments(data, tmp_path, capsys, extra, match):
+    args = ["classify", "--train", str(data / "train.npz"), "--test", str(data / "test.npz"),
+            "--model", "M1", "--train-sizes", "20", "--out", str(tmp_path / "r.csv"), *extra]
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and __import__("re").search(match, err[0]), err
+    assert not (tmp_path / "r.csv").exists()

@@ -46,6 +46,12 @@ def test_stability_csv_is_the_request(tmp_path, capsys):
     (["--family", "bogus"], "--family"),
     (["--model", "X.json"], "cannot read model file"),
     (["--model", "M9"], "--model"),
+    (["--maps", "ckn,sift"], "--maps"),
+    (["--maps", "ckn,ckn"], "--maps"),
+    (["--scattering-j", "3"], "--scattering-j applies to the scattering map only"),
+    (["--maps", "scattering", "--scattering-l", "0"], "--scattering-l"),
+    (["--maps", "scattering", "--scattering-j", "5"], "J = 5 needs image sides >= 2^J = 32"),
+    (["--family", "dilation", "--amplitudes", "0.5,2"], "dilation family are s"),
 ])
 def test_stability_errors(tmp_path, capsys, args, match):
     try:
@@ -56,3 +62,32 @@ def test_stability_errors(tmp_path, capsys, args, match):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and match in err[0], err
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_stability_maps_add_columns_and_keep_the_default_ones(tmp_path):
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.deformations.digits import digit_indices
+    from ntkviz.core.scattering.transform import ScatteringParams
+    from ntkviz.jobs import StabilityRequest
+
+    out = tmp_path / "m.csv"
+    assert main([*ARGV, "--maps", "ckn,ntk,scattering,fourier,pixels", "--scattering-j", "1",
+                 "--scattering-l", "4", "--out", str(out)]) == 0
+    rows = list(csv.reader(open(out)))
+    header = rows[0]
+    assert header[:len(SweepResult.CSV_HEADER)] == list(SweepResult.CSV_HEADER)
+    extra = header[len(SweepResult.CSV_HEADER):]
+    assert extra == [f"{c}_{m}" if c in ("same_label", "any_label") else f"{m}_{c}"
+                     for m in ("scattering", "fourier") for c in ("mean", "std", "slope", "same_label", "any_label")]
+    digits = (int(digit_indices(0)[1]), int(digit_indices(1)[1]))
+    request = StabilityRequest(family="translation", digits=digits, amplitudes=(0.05, 0.5), seeds=(0,),
+                               architecture=PRESETS["M3"], reference_per_class=1,
+                               maps=("ckn", "ntk", "scattering", "fourier", "pixels"),
+                               scattering=ScatteringParams(J=1, L=4))
+    np.testing.assert_array_equal(np.array([[float(v) for v in r] for r in rows[1:]]),
+                                  np.array(request().to_csv_rows()[1], dtype=float))
+    # only some maps: the other maps' columns are left out
+    assert main([*ARGV, "--maps", "fourier", "--out", str(out)]) == 0
+    assert next(csv.reader(open(out))) == ["amplitude", "tau_sup_px", "jacobian_sup", "fourier_mean",
+                                           "fourier_std", "fourier_slope", "same_label_fourier",
+                                           "any_label_fourier"]

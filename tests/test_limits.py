@@ -93,3 +93,16 @@ def test_training_ranges():
     _check_range(lambda s: replace(base, steps=s).validated(), L.STEPS_RANGE)
     _check_range(lambda d: replace(base, dim=d).validated(), L.TRAIN_DIM_RANGE)
     assert math.isfinite(L.LR_RANGE[1])
+
+
+def test_map_and_scattering_ranges():
+    from ntkviz.core.deformations.deform import DILATION_MAX, dilation
+    from ntkviz.core.deformations.maps import DEFAULT_MAPS, MAPS
+    from ntkviz.core.deformations.stability import SWEEP_FAMILIES
+    from ntkviz.core.scattering.transform import ScatteringParams
+
+    assert L.SWEEP_FAMILIES == SWEEP_FAMILIES and L.MAPS == MAPS and L.DEFAULT_MAPS == DEFAULT_MAPS
+    assert L.DILATION_RANGE[1] == DILATION_MAX
+    _check_range(dilation, L.DILATION_RANGE)
+    _check_range(lambda j: ScatteringParams(J=j).validated(), L.SCATTERING_J_RANGE)
+    _check_range(lambda n: ScatteringParams(L=n).validated(), L.SCATTERING_L_RANGE)

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-AREAS = ("kernels", "spectra", "conv", "deform", "training", "scale", "learning", "gui")
+AREAS = ("kernels", "spectra", "conv", "deform", "training", "scale", "learning", "scattering", "gui")
 
 
 @dataclass(frozen=True)

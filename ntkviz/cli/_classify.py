@@ -1,7 +1,8 @@
-"""``ntkviz classify``: kernel ridge classification accuracy of CKN, NTK and pixel kernels.
+"""``ntkviz classify``: kernel ridge classification accuracy of CKN, NTK, pixel and scattering kernels.
 
-``ntkviz classify --train TRAIN --test TEST --model M1 --kernels ckn,ntk,pixels
+``ntkviz classify --train TRAIN --test TEST --model M1 --kernels ckn,ntk,pixels[,scattering]
 --train-sizes 100,300,1000 [--ridge VALUE|auto] [--deform rotation:0,5,10,20]
+[--scattering-j J --scattering-l L]
 [--workers N | --scheduler ADDRESS] [--cache DIR] --out results.csv`` writes
 ``kernel,train_size,deformation,amplitude,accuracy`` (accuracy in [0, 1]).
 Method: :mod:`ntkviz.dataset.classify` (one-vs-rest kernel ridge regression).
@@ -15,24 +16,26 @@ from pathlib import Path
 from ntkviz.cli import CliError
 from ntkviz.cli._common import output_path
 from ntkviz.cli._gram import add_engine_arguments, add_model_argument, load_model
+from ntkviz.cli._scattering_args import add_scattering_arguments, scattering_params
 
 
 def register(sub) -> None:
-    from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS
+    from ntkviz.dataset._names import ALL_KERNELS, DEFORM_FAMILIES, KERNELS
 
     p = sub.add_parser(
         "classify", help="kernel ridge classification accuracy: CKN vs NTK vs pixels (clean, deformed)",
         description="One-vs-rest kernel ridge regression on labelled images with the exact CKN and "
                     "convolutional NTK (one pass of the conv engine gives both) and a Gaussian kernel on "
-                    "pixels (median-distance bandwidth); writes the test accuracy per kernel, training "
+                    "pixels (median-distance bandwidth), or on the scattering coefficients (kernel scattering); "
+                    "writes the test accuracy per kernel, training "
                     "size and deformation amplitude to a CSV. Data: .npz with 'images' and 'labels' or "
                     "MNIST *-images-idx3-ubyte[.gz] with its labels file beside it; uint8 is divided by "
                     "255.")
     p.add_argument("--train", required=True, metavar="FILE", help="labelled training images")
     p.add_argument("--test", required=True, metavar="FILE", help="labelled test images")
     add_model_argument(p)
-    p.add_argument("--kernels", default="ckn,ntk,pixels", metavar="LIST",
-                   help=f"comma-separated subset of {','.join(KERNELS)} (default all)")
+    p.add_argument("--kernels", default=",".join(KERNELS), metavar="LIST",
+                   help=f"comma-separated subset of {','.join(ALL_KERNELS)} (default {','.join(KERNELS)})")
     p.add_argument("--train-sizes", default="100", metavar="N1,N2,...",
                    help="training set sizes (nested subsets of one seeded permutation; default 100)")
     p.add_argument("--ridge", default="auto", metavar="VALUE|auto",
@@ -44,18 +47,19 @@ def register(sub) -> None:
     p.add_argument("--cache", metavar="DIR", help="keep the conv Gram matrices as Zarr stores in DIR "
                                                   "(reused by later runs with the same inputs)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training permutation and CV folds")
+    add_scattering_arguments(p, "--kernels")
     add_engine_arguments(p)
     p.add_argument("--out", required=True, metavar="results.csv", help="output CSV")
     p.set_defaults(func=run)
 
 
 def _kernels(text: str) -> tuple[str, ...]:
-    from ntkviz.dataset._names import KERNELS
+    from ntkviz.dataset._names import ALL_KERNELS
 
     names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    bad = [k for k in names if k not in KERNELS]
+    bad = [k for k in names if k not in ALL_KERNELS]
     if not names or bad:
-        raise CliError(f"--kernels must be a comma-separated subset of {','.join(KERNELS)}, got {text!r}")
+        raise CliError(f"--kernels must be a comma-separated subset of {','.join(ALL_KERNELS)}, got {text!r}")
     return names
 
 
@@ -93,6 +97,7 @@ def run(args) -> int:
 
     arch = load_model(args.model)
     kernels = _kernels(args.kernels)
+    scattering = scattering_params(args, "scattering" in kernels, "--kernels")
     ridge = _ridge(args.ridge)
     out = output_path(args.out, (".csv",), [args.train, args.test])
     family, amps = ("none", (0.0,)) if args.deform is None else parse_deform(args.deform)
@@ -102,8 +107,13 @@ def run(args) -> int:
         raise CliError(f"--test images have shape {test.images.shape[1:]}, --train images "
                        f"{train.images.shape[1:]}; both must have the same image size")
     sizes = _sizes(args.train_sizes, len(train))
+    if scattering is not None:
+        try:
+            scattering.grid(*train.images.shape[1:3])
+        except ValueError as exc:
+            raise CliError(f"--kernels scattering: {exc}") from None
     for k in kernels:
-        if k != "pixels":
+        if k in ("ckn", "ntk"):
             try:
                 arch.check_mode(k)
             except ValueError as exc:
@@ -122,7 +132,7 @@ def run(args) -> int:
         try:
             item = None
             for item in classify_iter(train.images, ytr, test.images, yte, arch, kernels, sizes, ridge,
-                                      family, amps, args.cache, client, args.seed):
+                                      family, amps, args.cache, client, args.seed, scattering):
                 bar.n = int(1000 * item.fraction)
                 bar.set_postfix_str(item.stage, refresh=False)
                 bar.refresh()

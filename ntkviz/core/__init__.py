@@ -22,7 +22,11 @@ Deformations and digits
     ``warp``, ``tau_sup_norm``, ``jacobian_sup_norm``; ``load_digits``, ``digit_image``,
     ``load_user_image``.
 Stability sweeps
-    ``stability_sweep`` -> ``SweepResult``, ``fit_loglog_slope``, ``FAMILIES``.
+    ``stability_sweep`` -> ``SweepResult``, ``fit_loglog_slope``, ``FAMILIES``; the maps
+    compared (``MAPS``: ckn, ntk, scattering, fourier, pixels) and their distances ``map_distances``.
+Scattering transform and Fourier modulus
+    ``scattering_transform`` (``S_J``, orders 0-2, Morlet wavelets) with ``ScatteringParams``,
+    ``fourier_modulus``; the Gabor probe ``gabor_image`` and the ``dilation`` tau(u) = s u.
 Lazy-training dynamics
     ``TrainConfig``, ``train`` -> ``TrainResult``, ``train_frames``, ``make_setup``,
     ``tangent_kernel``.
@@ -30,7 +34,8 @@ Lazy-training dynamics
 The concepts live in one folder each: ``kernels/`` (arc-cosine, deep and activation
 duals, the ``KernelSpec`` front end, finite-width empirical kernels), ``spectra/`` (Mercer
 eigenvalues), ``conv/`` (architectures, the numba engine, pairs and Gram matrices),
-``deformations/`` (deformations, digits and images, stability sweeps), ``training/`` (lazy
+``deformations/`` (deformations, digits and images, probes, the maps compared, stability
+sweeps), ``scattering/`` (the scattering transform and the Fourier modulus), ``training/`` (lazy
 training dynamics) and ``learning/`` (kernel regression on the sphere); ``_validate``
 holds the argument checks they share.
 
@@ -45,7 +50,8 @@ import importlib as _importlib
 #: the modules, in dependency order; any name in their ``__all__`` resolves lazily here
 _MODULES = ("_validate", "kernels.arccos", "kernels.deep", "kernels.activations", "kernels.dotkernel",
             "kernels.empirical", "spectra.harmonics", "spectra.mercer", "conv.architecture", "conv.gram", "deformations.deform",
-            "deformations.digits", "deformations.stability", "training.dynamics")
+            "deformations.digits", "deformations.probes", "deformations.maps", "deformations.stability",
+            "scattering.filters", "scattering.transform", "training.dynamics")
 
 #: the curated public API, by module (in this order in ``__all__``)
 _API_BY_MODULE = {
@@ -63,10 +69,14 @@ _API_BY_MODULE = {
     "conv.gram": ("image_norms", "ImageNorms", "cross_kernels", "rel_distances", "gram_matrix", "gram_iter"),
     # deformations and digits
     "deformations.deform": ("Deformation", "deform_image", "displacement_field", "smooth_field", "warp",
-                            "tau_sup_norm", "jacobian_sup_norm"),
+                            "tau_sup_norm", "jacobian_sup_norm", "dilation"),
     "deformations.digits": ("load_digits", "digit_image", "load_user_image"),
     # stability sweeps
     "deformations.stability": ("stability_sweep", "SweepResult", "fit_loglog_slope", "FAMILIES"),
+    "deformations.maps": ("MAPS", "map_distances"),
+    # scattering transform and Fourier modulus
+    "scattering.transform": ("scattering_transform", "ScatteringParams", "fourier_modulus"),
+    "deformations.probes": ("gabor_image",),
     # lazy-training dynamics
     "training.dynamics": ("TrainConfig", "train", "TrainResult", "train_frames", "make_setup", "tangent_kernel"),
 }

@@ -5,9 +5,14 @@ import math
 
 from ntkviz import limits
 
-__all__ = ["KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude"]
+__all__ = ["KERNELS", "ALL_KERNELS", "FEATURE_KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude"]
 
+#: the kernels the classification panel draws
 KERNELS = ("ckn", "ntk", "pixels")
+#: every kernel a classification accepts: KERNELS and the Gaussian kernel on scattering coefficients
+ALL_KERNELS = ("ckn", "ntk", "pixels", "scattering")
+#: Gaussian kernels on explicit features (median-distance bandwidth): pixels, scattering coefficients
+FEATURE_KERNELS = ("pixels", "scattering")
 #: deformation family -> field of :class:`ntkviz.core.deformations.deform.Deformation` its amplitude sets
 DEFORM_FAMILIES = {"rotation": "rotation_deg", "translation": "translate_x", "scale": "scale",
                    "shear": "shear", "smooth": "smooth_amplitude", "infimnist": "infimnist_alpha"}

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS, check_amplitude
+from ntkviz.dataset._names import ALL_KERNELS, DEFORM_FAMILIES, check_amplitude
 
 __all__ = ["ClassifySettings", "BUNDLED_DIGITS"]
 
@@ -23,7 +23,7 @@ class ClassifySettings:
     """What a classification of the bundled digits computes (validated here).
 
     architecture : preset name (M1..M4; M4 has no NTK).
-    kernels : subset of ``("ckn", "ntk", "pixels")``.
+    kernels : subset of ``("ckn", "ntk", "pixels", "scattering")``.
     train_sizes : nested training sizes, each in [2, 1000 - test_size].
     test_size : test digits, in [10, 500].
     ridge : relative ridge in (0, 1e6], or None for k-fold cross-validation.
@@ -46,8 +46,8 @@ class ClassifySettings:
             raise ValueError(f"architecture must be one of {', '.join(limits.ARCH_PRESETS)}, "
                              f"got {self.architecture!r}")
         kernels = tuple(self.kernels)
-        if not kernels or any(k not in KERNELS for k in kernels) or len(set(kernels)) != len(kernels):
-            raise ValueError(f"kernels must be distinct names among {', '.join(KERNELS)}, got {list(kernels)}")
+        if not kernels or any(k not in ALL_KERNELS for k in kernels) or len(set(kernels)) != len(kernels):
+            raise ValueError(f"kernels must be distinct names among {', '.join(ALL_KERNELS)}, got {list(kernels)}")
         if self.architecture == "M4" and "ntk" in kernels:
             raise ValueError("kernels: M4 (exp patch kernel) has no NTK; choose ckn and/or pixels")
         _int("test_size", self.test_size, 10, 500)

@@ -1,4 +1,4 @@
-"""One-vs-rest kernel ridge regression of labelled images with CKN, NTK and pixel kernels.
+"""One-vs-rest kernel ridge regression of labelled images with CKN, NTK, pixel and scattering kernels.
 
 For a kernel ``k``, training images ``x_1..x_n`` with labels in classes
 ``c_1..c_C`` and targets ``Y`` (n, C) one-hot (1 for the class, 0 otherwise),
@@ -15,7 +15,10 @@ Kernels:
   both from one pass of the conv engine, over tiles (:mod:`ntkviz.dataset`),
   optionally cached as Zarr stores and computed on a Dask cluster;
 * ``pixels``: the Gaussian kernel on raw pixels ``exp(-|x - y|^2 / (2 h^2))`` with
-  ``h`` the median distance between distinct training images (the baseline).
+  ``h`` the median distance between distinct training images (the baseline);
+* ``scattering``: the same Gaussian kernel, median-distance bandwidth included, on the
+  scattering coefficients ``S_J x`` (:func:`ntkviz.core.scattering.transform.scattering_transform`,
+  default J = 2, L = 8, order 2, zero padding; all coefficients as one vector).
 
 Training sets of the sizes asked are nested: the first ``n`` images of one
 seeded permutation of the training file. ``--deform`` evaluates on deformed
@@ -34,7 +37,7 @@ import numpy as np
 from scipy import linalg
 
 from ntkviz.core.conv.architecture import Architecture, architecture_to_dict
-from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS, check_amplitude
+from ntkviz.dataset._names import DEFORM_FAMILIES, FEATURE_KERNELS, KERNELS, check_amplitude
 
 __all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "ClassifyProgress", "ClassifyResult",
            "classify_iter", "deform_images", "pixel_gram", "median_bandwidth", "krr_scores",
@@ -113,9 +116,19 @@ def _sq_dists(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def pixel_gram(a: np.ndarray, b: np.ndarray, bandwidth: float) -> np.ndarray:
-    """Gaussian kernel ``exp(-|a_i - b_j|^2 / (2 h^2))`` on raw pixels, (len(a), len(b))."""
+    """Gaussian kernel ``exp(-|a_i - b_j|^2 / (2 h^2))`` on flattened rows (raw pixels, or the
+    scattering coefficients of the ``scattering`` kernel), (len(a), len(b))."""
     x, y = a.reshape(len(a), -1), b.reshape(len(b), -1)
     return np.exp(-_sq_dists(x, y) / (2.0 * bandwidth ** 2))
+
+
+def _features(kernel: str, images: np.ndarray, scattering=None) -> np.ndarray:
+    """Rows of a Gaussian feature kernel: the images (``pixels``) or their scattering coefficients."""
+    if kernel == "pixels":
+        return images
+    from ntkviz.core.deformations.maps import map_features
+
+    return map_features("scattering", images, scattering)
 
 
 def _targets(labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -204,9 +217,11 @@ def _cache_paths(cache_dir, arch: Architecture, a: np.ndarray, b: np.ndarray | N
 def classify_iter(train_images, train_labels, test_images, test_labels, arch: Architecture,
                   kernels=KERNELS, train_sizes=(100,), ridge: float | None = None,
                   family: str = "none", amplitudes=(0.0,), cache_dir=None, client=None,
-                  seed: int = 0) -> Iterator[ClassifyProgress]:
+                  seed: int = 0, scattering=None) -> Iterator[ClassifyProgress]:
     """Accuracy of each kernel for each training size (nested subsets) and each
     deformation amplitude of the test images. ``ridge=None`` means "auto" (CV).
+    ``scattering``: :class:`~ntkviz.core.scattering.transform.ScatteringParams` of the
+    ``scattering`` kernel (None: the defaults).
 
     Inputs are validated by the caller (the CLI, :class:`ntkviz.jobs.ClassifyRequest`):
     images float64 of one shape, integer labels of matching lengths, sizes
@@ -243,12 +258,16 @@ def classify_iter(train_images, train_labels, test_images, test_labels, arch: Ar
             done += ev.pairs + runs[0].skipped_pairs(ev) if ev.tile is not None else ev.pairs
             yield progress("training Gram matrix")
         mats = {k: runs[0].matrix(k) for k in conv}
-    band = {n: median_bandwidth(xtr[:n]) for n in sizes}
-    if "pixels" in kernels:
-        mats["pixels"] = {n: pixel_gram(xtr[:n], xtr[:n], band[n]) for n in sizes}
+    features = tuple(k for k in kernels if k in FEATURE_KERNELS)
+    if "scattering" in features:
+        yield progress("scattering coefficients")
+    rows_tr = {k: _features(k, xtr, scattering) for k in features}
+    band = {(k, n): median_bandwidth(rows_tr[k][:n]) for k in features for n in sizes}
+    for k in features:
+        mats[k] = {n: pixel_gram(rows_tr[k][:n], rows_tr[k][:n], band[(k, n)]) for n in sizes}
     for n in sizes:
         for k in kernels:
-            K = mats[k][n] if k == "pixels" else mats[k][:n, :n]
+            K = mats[k][n] if k in features else mats[k][:n, :n]
             ridges[(k, n)] = ridge if ridge is not None else cv_ridge(K, ytr[:n], seed=seed)
     for t, (amp, xte) in enumerate(tests):
         stage = "test" if family == "none" else f"test, {family} {amp:g}"
@@ -259,10 +278,11 @@ def classify_iter(train_images, train_labels, test_images, test_labels, arch: Ar
                 done += ev.pairs + run.skipped_pairs(ev) if ev.tile is not None else ev.pairs
                 yield progress(f"cross Gram matrix ({stage})")
             cross = {k: run.matrix(k) for k in conv}
+        rows_te = {k: _features(k, xte, scattering) for k in features}
         for k in kernels:
             for n in sizes:
-                if k == "pixels":
-                    K, Kx = mats[k][n], pixel_gram(xte, xtr[:n], band[n])
+                if k in features:
+                    K, Kx = mats[k][n], pixel_gram(rows_te[k], rows_tr[k][:n], band[(k, n)])
                 else:
                     K, Kx = mats[k][:n, :n], cross[k][:n].T
                 pred = krr_predict(K, ytr[:n], Kx, ridges[(k, n)])

@@ -1,4 +1,4 @@
-"""The classification job (Qt-free): accuracy of CKN, NTK and pixel kernels on bundled digits.
+"""The classification job (Qt-free): accuracy of CKN, NTK, pixel and scattering kernels on bundled digits.
 
 :class:`ClassifyRequest` splits the bundled 1,000 MNIST digits
 (:func:`ntkviz.core.deformations.digits.load_digits`, uint8 / 255) by a seeded permutation

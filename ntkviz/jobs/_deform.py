@@ -38,6 +38,7 @@ from ntkviz.core.conv.architecture import Architecture
 from ntkviz.core.conv.gram import _image_norms, _rel_distances
 from ntkviz.core.deformations import deform as core_deform
 from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits, prepare_user_image
+from ntkviz.core.deformations.maps import DEFAULT_MAPS, check_maps
 from ntkviz.jobs._run import run_to_end
 
 __all__ = [
@@ -417,9 +418,14 @@ class StabilityRequest:
     seeds : tuple of int
         Random seeds of the deformations, averaged over.
     architecture : Architecture
+        Of the ``ckn`` and ``ntk`` maps.
     reference_per_class : int
         Reference digits per label for the same-label / any-label levels (the
         first ones of each class in the bundled subset).
+    maps : tuple of str
+        The maps compared (:data:`ntkviz.core.deformations.maps.MAPS`); default ckn, ntk, pixels.
+    scattering : ScatteringParams or None
+        Parameters of the ``scattering`` map (None: J = 2, L = 8, order 2, zero padding).
 
     Calling the request returns the final ``SweepResult``; :meth:`iterate`
     yields the ``SweepProgress`` items of
@@ -432,6 +438,8 @@ class StabilityRequest:
     seeds: tuple
     architecture: Architecture
     reference_per_class: int = 5
+    maps: tuple = DEFAULT_MAPS
+    scattering: object = None
 
     def __post_init__(self):
         from ntkviz.core.deformations.stability import SWEEP_FAMILIES
@@ -449,6 +457,19 @@ class StabilityRequest:
             raise ValueError("amplitudes must be > 0 (log-log axis)")
         if len(set(amps)) < len(amps):
             raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
+        if self.family == "dilation" and max(amps) > core_deform.DILATION_MAX:
+            raise ValueError(f"amplitudes of the dilation family are s = ||∇τ||∞ in (0, "
+                             f"{core_deform.DILATION_MAX:g}], got {max(amps):g}")
+        object.__setattr__(self, "maps", check_maps(self.maps))
+        if "scattering" in self.maps:
+            from ntkviz.core.scattering.transform import ScatteringParams
+
+            params = ScatteringParams() if self.scattering is None else self.scattering
+            if not isinstance(params, ScatteringParams):
+                raise ValueError(f"scattering must be ScatteringParams, got {type(params).__name__}")
+            params = params.validated()
+            params.grid(DIGIT_SIZE, DIGIT_SIZE)              # the bundled digits
+            object.__setattr__(self, "scattering", params)
         object.__setattr__(self, "digits", digits)
         object.__setattr__(self, "amplitudes", tuple(sorted(amps)))
         object.__setattr__(self, "seeds", seeds)
@@ -478,5 +499,5 @@ class StabilityRequest:
         return _stability_sweep(np.ascontiguousarray(images[..., None]), np.asarray(labels), self.architecture, self.family,
                                 np.asarray(self.amplitudes, dtype=np.float64), list(self.seeds),
                                 np.ascontiguousarray(refs[..., None], dtype=np.float64),
-                                np.asarray(ref_labels).ravel(), 3)
+                                np.asarray(ref_labels).ravel(), 3, self.maps, self.scattering)
 

@@ -65,10 +65,14 @@ __all__ = [
     "compose_fields",
     "tau_sup_norm",
     "jacobian_sup_norm",
+    "dilation",
+    "DILATION_MAX",
 ]
 
 #: correlation length (px) of the two smooth fields of the Infinite-MNIST style deformation
 INFIMNIST_FIELD_LENGTH = 4.0
+#: the largest dilation s of :func:`dilation` (its scale 1 / (1 - s) reaches the scale limit 20)
+DILATION_MAX = 0.95
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,17 @@ class Deformation:
         rot = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
         shear = np.array([[1.0, 0.0], [self.shear, 1.0]])
         return rot @ (self.scale * np.eye(2)) @ shear
+
+
+def dilation(s: float) -> Deformation:
+    """The dilation ``tau(u) = s (u - centre)`` (``||grad tau||_inf = s``), ``s`` in [0, 0.95].
+
+    ``L_tau x(u) = x((1 - s)(u - centre) + centre)``: content magnified by ``1 / (1 - s)``
+    about the image centre, i.e. ``Deformation(scale=1 / (1 - s))`` (the deformation of
+    the Fourier-modulus counterexample, Mallat 2012).
+    """
+    s = check_float("dilation s", s, 0.0, DILATION_MAX)
+    return Deformation(scale=1.0 / (1.0 - s))
 
 
 def _shape(shape) -> tuple[int, int]:

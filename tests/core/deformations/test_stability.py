@@ -106,3 +106,56 @@ def test_csv_has_empty_cells_never_nan_for_missing_values():
     assert all(row[header.index("ntk_mean")] == "" for row in rows)
     assert all(isinstance(row[header.index("ckn_mean")], float) for row in rows)
     assert not any(isinstance(v, float) and v != v for row in rows for v in row)
+
+
+def test_maps_scattering_and_fourier_columns_match_direct_computation(small_set):
+    """Other maps than the default add ``<map>_mean, _std, _slope`` and their levels; a default
+    map left out drops its columns; every value is the registry's distance of the deformed digits."""
+    from ntkviz.core.deformations.maps import map_distances
+    from ntkviz.core.scattering.transform import ScatteringParams
+
+    X, y, R, ry = small_set
+    params = ScatteringParams(J=2, L=4)
+    items = list(stability_sweep(X, y, PRESETS["M1"], "dilation", [0.01, 0.02, 0.04], 2, R, ry,
+                                 maps=("scattering", "fourier", "pixels"), scattering=params))
+    r = items[-1].result
+    assert r.maps == ("scattering", "fourier", "pixels") and np.isnan(r.ckn_mean).all()
+    for name in ("scattering", "fourier"):
+        d = [map_distances(name, X[k], deform_image(X[k], family_deformation("dilation", 0.02, 1000 * k + s))[0][None],
+                           scattering=params)[0] for k in range(2) for s in range(2)]
+        c = r.curve(name)
+        assert c.mean[1] == pytest.approx(np.mean(d), rel=1e-12) and c.std[1] == pytest.approx(np.std(d), rel=1e-9)
+        assert c.slope == pytest.approx(fit_loglog_slope(r.amplitudes, c.mean), rel=1e-12)
+        same = [map_distances(name, X[k], R[ry == y[k]], scattering=params) for k in range(2)]
+        assert c.same_label == pytest.approx(np.mean(np.concatenate(same)), rel=1e-12)
+        assert c.any_label == pytest.approx(np.mean([map_distances(name, X[k], R, scattering=params)
+                                                     for k in range(2)]), rel=1e-12)
+    assert 0.9 <= r.curve("scattering").slope <= 1.1          # Lipschitz in the dilation s = ||grad tau||_inf
+    np.testing.assert_allclose(r.jacobian_sup, r.amplitudes, rtol=1e-9)
+    header, rows = r.to_csv_rows()
+    assert header == ["amplitude", "pixel_mean", "pixel_std", "tau_sup_px", "jacobian_sup",
+                      "scattering_mean", "scattering_std", "scattering_slope", "same_label_scattering",
+                      "any_label_scattering", "fourier_mean", "fourier_std", "fourier_slope",
+                      "same_label_fourier", "any_label_fourier"]
+    assert rows[1][header.index("fourier_mean")] == r.curve("fourier").mean[1]
+    assert [len(p.result.curve("scattering").mean) for p in items] == [1, 2, 3, 3]
+    with pytest.raises(ValueError, match="map must be one of"):
+        r.curve("ckn")
+
+
+def test_default_maps_keep_the_default_columns_and_curves(sweep):
+    r = sweep[-1].result
+    assert r.maps == ("ckn", "ntk", "pixels") and r.curves == {}
+    assert r.curve("ntk").slope == r.ntk_slope and r.curve("ckn").any_label == r.any_label_ckn
+    assert r.curve("pixels").slope == pytest.approx(fit_loglog_slope(r.amplitudes, r.pixel_mean))
+    assert r.to_csv_rows()[0] == list(SweepResult.CSV_HEADER)
+
+
+def test_dilation_family_and_its_range(small_set):
+    X, y, *_ = small_set
+    d = family_deformation("dilation", 0.1, 7)
+    assert d.scale == pytest.approx(1 / 0.9)
+    with pytest.raises(ValueError, match="dilation s must be"):
+        list(stability_sweep(X[:1], y[:1], PRESETS["M1"], "dilation", [0.5, 2.0], 1, maps=("pixels",)))
+    with pytest.raises(ValueError, match="maps must be distinct names"):
+        stability_sweep(X, y, PRESETS["M1"], "smooth", [0.1], 1, maps=("ckn", "sift"))
