@@ -57,7 +57,7 @@ DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
-SWEEP_FAMILIES = FAMILIES + ("noise", "dilation")  # `ntkviz stability --family`: also additive noise and the dilation tau(u) = s u
+SWEEP_FAMILIES = FAMILIES + ("dilation", "noise")  # `ntkviz stability --family`: also the dilation tau(u) = s u and additive noise
 AMPLITUDE_RANGE = (0.0, 1e3)  # exclusive at 0 (log axis); units px, px, degrees, α
 AMPLITUDE_COUNT_RANGE = (1, 200)  # amplitudes of a sweep
 DILATION_RANGE = (0.0, 0.95)  # the dilation family's s = ||∇τ||∞ (exclusive at 0)
