@@ -27,12 +27,15 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from ntkviz import panels
     from ntkviz.cli._common import progress_line
-    from ntkviz.cli._export import registry
 
-    titles = registry().TITLES
-    if args.tab is not None and args.tab not in titles:
-        raise CliError(f"--tab must be one of {', '.join(titles)}; got {args.tab!r}")
+    if args.tab is not None:
+        try:
+            args.tab = panels.spec(args.tab).key
+        except ValueError:
+            raise CliError(f"--tab must be one of {', '.join(panels.keys())}; "
+                           f"got {args.tab!r}") from None
     if args.session:
         from ntkviz.gui.session import read_session
 

@@ -7,13 +7,13 @@ import pytest
 pytest.importorskip("PySide6")
 
 from ntkviz.gui.headless import build_panel, ensure_app  # noqa: E402
-from ntkviz.gui.panels.generalisation import MC_KEY, QtGeneralisationPanel  # noqa: E402
+from ntkviz.gui.panels.learning import MC_KEY, QtLearningPanel  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def panel():
     ensure_app()
-    p = build_panel(QtGeneralisationPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
+    p = build_panel(QtLearningPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
     yield p
     p.dispatcher.shutdown()
 
@@ -84,7 +84,7 @@ def test_error_bars_are_95_percent_student_t_intervals(panel, qtbot):
 
 def test_session_restores(panel):
     state = dict(panel.state(), dim=4, target="ridge:0.1", view="gp")
-    other = build_panel(QtGeneralisationPanel, state, size=(900, 600))
+    other = build_panel(QtLearningPanel, state, size=(900, 600))
     try:
         assert other.model.params == panel.model.parse(state)
         assert other.target_edit.text() == "ridge:0.1" and other.view_combo.currentText() == "gp"

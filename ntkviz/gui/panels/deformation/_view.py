@@ -14,13 +14,11 @@ from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
 from ntkviz.gui.widgets import Readout
-from ntkviz.models.deformation import DeformationModel
+from ntkviz.gui.workers import JobSlot
+from ntkviz.models.deformation import CONTEXT_PER_CLASS
 
 __all__ = ["QtDeformationPanel"]
 
-#: model fields that change the context distances (the digit and the architecture)
-CONTEXT_FIELDS = frozenset({"label", "index", "user_pixels", "preset", "layers",
-                            "patch_normalization", "even_patch_offsets"})
 #: NTK distances below this are rounding noise (= ntkviz.jobs.NTK_RESOLUTION, kept here so
 #: the view can be built before the numeric core is loaded)
 NTK_RESOLUTION = 1e-4
@@ -45,27 +43,24 @@ class QtDeformationPanel(QtPanel):
     The view observes a :class:`~ntkviz.models.deformation.DeformationModel`: each
     change submits its :class:`ntkviz.jobs.DeformRequest` (throttled by the
     dispatcher). The context distances (nearest / mean same-label and other-label
-    digits) are a :class:`ntkviz.jobs.ContextRequest` run in the background once per
-    (digit, architecture), with a progress bar; the jobs layer caches the result.
+    digits) are the model's :class:`ntkviz.jobs.ContextRequest` (a new one only when the
+    digit or the architecture changes), run in the background on its own job slot with a
+    progress bar; the result is cached, in memory and on disk.
     """
 
-    key = "deform"
-    title = "Deformations"
-    model_cls = DeformationModel
-    heavy = False
-    #: run the context job on the heavy (one-thread) pool
-    context_heavy = False
     #: reference digits per label for the context distances
-    context_per_class = 30
+    context_per_class = CONTEXT_PER_CLASS
 
     #: emitted after a context result was drawn
     context_computed = Signal()
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
-        self.context_key = f"{self.key}.context"
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
+        self.context_slot = JobSlot(dispatcher, f"{self.key}.context",
+                                    f"{self.title}: context distances", self)
+        self.context_key = self.context_slot.key
         self._context = None
-        self._context_for = None
+        self._context_for = None  # the context request shown (or being computed)
         self._context_stopped = False  # the context job was cancelled or failed
         #: start() computes the context distances inside the first job, so the first drawn
         #: result is complete (headless export, gallery): on by default offscreen only, where
@@ -74,16 +69,16 @@ class QtDeformationPanel(QtPanel):
         self._with_context = False
         self._build()
         self.sync_widgets(frozenset())
-        dispatcher.returned.connect(self._on_context_returned)
-        dispatcher.yielded.connect(self._on_context_yielded)
-        dispatcher.errored.connect(self._on_context_errored)
-        dispatcher.busy.connect(self._on_busy)
+        self.context_slot.returned.connect(self._on_context_returned)
+        self.context_slot.yielded.connect(self._on_context_yielded)
+        self.context_slot.errored.connect(self._on_context_errored)
+        self.context_slot.busy.connect(self._on_context_busy)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
-        self.digit_picker = DigitPicker(self.model, self._report_error, self._say)
-        self.deformation_controls = DeformationControls(self.model, self._report_error)
-        self.architecture_editor = ArchitectureEditor(self.model, self._report_error)
+        self.digit_picker = DigitPicker(self)
+        self.deformation_controls = DeformationControls(self)
+        self.architecture_editor = ArchitectureEditor(self)
         scroll = scroll_column(self.digit_picker, self.deformation_controls,
                                self.architecture_editor)
 
@@ -182,7 +177,8 @@ class QtDeformationPanel(QtPanel):
     def reset_deformation(self) -> None:
         self.deformation_controls.reset()
 
-    def _say(self, text: str) -> None:
+    def say(self, text: str) -> None:
+        """A status line that is not an error."""
         self.last_error = ""
         self.status.emit(f"{self.title}: {text}")
 
@@ -203,7 +199,7 @@ class QtDeformationPanel(QtPanel):
         job = self.model.request()
         if not self._with_context:
             return job
-        context = self._context_request()
+        context = self.model.context_request()
 
         def with_context():
             context()  # fills the jobs layer's cache; apply_response then draws it
@@ -222,15 +218,12 @@ class QtDeformationPanel(QtPanel):
     # ------------------------------------------------------------ responses
     def apply_response(self, resp) -> None:
         if self._context is None:  # computed meanwhile (start() or another panel): draw it now
-            try:
-                request = self._context_request()
-            except ValueError:
-                request = None
+            request = self._context_for
             hit = request.cached() if request is not None else None
-            if hit is not None and self._context_for == request.cache_key:
+            if hit is not None:
                 self._context = hit
                 self._context_stopped = False
-                self.dispatcher.cancel(self.context_key)
+                self.context_slot.cancel()
                 self.context_progress.setVisible(False)
                 self.context_computed.emit()
         self.views.draw(resp)
@@ -246,24 +239,17 @@ class QtDeformationPanel(QtPanel):
         self._draw_context()
 
     # context
-    def _context_request(self):
-        from ntkviz.jobs import ContextRequest
-
-        image, label, _ = self.model.params.digit()
-        return ContextRequest(image, label, self.model.params.architecture(),
-                              per_class=self.context_per_class)
-
     def _update_context(self) -> None:
         try:
-            request = self._context_request()
+            request = self.model.context_request()  # the same object while the digit stays
         except ValueError:
             return  # reported by refresh()
-        if request.cache_key == self._context_for:
+        if request is self._context_for:
             return
-        self._context_for = request.cache_key
+        self._context_for = request
         hit = request.cached()
         if hit is not None:
-            self.dispatcher.cancel(self.context_key)
+            self.context_slot.cancel()
             self.context_progress.setVisible(False)
             self._context = hit
             self._draw_context()
@@ -274,35 +260,33 @@ class QtDeformationPanel(QtPanel):
         self._draw_context()
         self.context_progress.setValue(0)
         self.context_progress.setVisible(True)
-        self.dispatcher.submit_generator(self.context_key, request.iterate, heavy=self.context_heavy)
+        self.context_slot.submit(request, tag=request)
 
     def context_result(self):
         return self._context
 
-    @Slot(str, int, object)
-    def _on_context_yielded(self, key: str, rid: int, item) -> None:
-        if key == self.context_key:
-            self.context_progress.setValue(int(1000 * item.fraction))
+    @Slot(int, object, object)
+    def _on_context_yielded(self, rid: int, item, request) -> None:
+        self.context_progress.setValue(int(1000 * item.fraction))
 
-    @Slot(str, int, object)
-    def _on_context_returned(self, key: str, rid: int, item) -> None:
-        if key != self.context_key or item is None or item.result is None:
-            return
+    @Slot(int, object, object)
+    def _on_context_returned(self, rid: int, result, request) -> None:
+        if request is not self._context_for:
+            return  # of another digit or architecture
         self.context_progress.setVisible(False)
-        self._context = item.result
+        self._context = result
         self._draw_context()
         self.context_computed.emit()
 
-    @Slot(str, int, str)
-    def _on_context_errored(self, key: str, rid: int, message: str) -> None:
-        if key == self.context_key:
-            self.context_progress.setVisible(False)
-            self._context_for = None
-            self._report_error(f"context distances: {message}")
+    @Slot(int, str, object)
+    def _on_context_errored(self, rid: int, message: str, request) -> None:
+        self.context_progress.setVisible(False)
+        self._context_for = None
+        self._report_error(f"context distances: {message}")
 
-    @Slot(str, bool)
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if key == self.context_key and not busy and self._context is None:
+    @Slot(bool)
+    def _on_context_busy(self, busy: bool) -> None:
+        if not busy and self._context is None:
             # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)
             self._context_for = None
@@ -335,10 +319,10 @@ class QtDeformationPanel(QtPanel):
         return super().exporting(view, width, height)
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
+        """The table of ``view``, the context distances as drawn."""
         from ntkviz.jobs import deform_csv_table
 
-        if self.response is None:
-            raise ValueError("nothing computed yet")
+        self.check_current()
         return deform_csv_table(view, self.response, self._context)
 
     def help_html(self) -> str:

@@ -20,7 +20,6 @@ from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels.training._controls import TrainingControls
 from ntkviz.gui.panels.training._player import FramePlayer
 from ntkviz.gui.panels.training._plots import LEGEND_GROUPS, RunView, fill_legend, make_legend
-from ntkviz.models.training import TrainingModel
 
 __all__ = ["QtTrainingPanel"]
 
@@ -66,17 +65,11 @@ roughly step size ≲ α/2. A diverging run stops with a message; the frames bef
 class QtTrainingPanel(QtPanel):
     """Neurons, predictors and metrics of lazy vs non-lazy training, animated."""
 
-    key = "training"
-    title = "Lazy training"
-    heavy = True
-    generator = True
-    model_cls = TrainingModel
-
     #: emitted after a frame was drawn: the timeline index
     frame_shown = Signal(int)
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._request = None  # the request whose frames are shown
         self._pending = None  # the request of the job being submitted
         self._data = None  # latest TrainResponse (partial or final) for _request
@@ -132,11 +125,7 @@ class QtTrainingPanel(QtPanel):
 
     # ------------------------------------------------------------------ model
     def _on_edited(self, changes: dict) -> None:
-        try:
-            self.model.update_run(**changes)
-        except ValueError as exc:
-            self._report_error(str(exc))
-            self.controls.show_params(self.model.params)  # back to what the model holds
+        self.write(**changes)
 
     def sync_widgets(self, changed: frozenset) -> None:
         self._changed = changed
@@ -173,9 +162,9 @@ class QtTrainingPanel(QtPanel):
 
     # ------------------------------------------------------------------ requests
     def build_request(self):
-        """The generator job: the request's ``iterate`` (cumulative responses, cancellable)."""
+        """The model's request (iterated: cumulative responses, cancellable)."""
         self._pending = self.model.request()
-        return self._pending.iterate
+        return self._pending
 
     def refresh(self, *, immediate: bool = False) -> int:
         """Submit the current parameters; on success the old frames are dropped at once."""
@@ -197,11 +186,11 @@ class QtTrainingPanel(QtPanel):
         if self.player.is_playing():
             self.player.restart_clock(0)
 
-    def apply_item(self, item) -> None:
-        self._take(item)
-
     def apply_response(self, response) -> None:
+        """Take the frames of a (partial or final) response of the run shown."""
         self._take(response)
+        if self.partial:
+            return
         if response.diverged:
             self.status.emit(f"{self.title}: {response.message}")
         else:
@@ -398,8 +387,7 @@ class QtTrainingPanel(QtPanel):
     def csv_table(self, view: str):
         """The metrics of every frame ("figure", "metrics"), or the neurons / predictors of
         the frame shown, for every run."""
-        if self._data is None:
-            raise ValueError("nothing computed yet")
+        self.check_current()
         return self._data.csv_table(view, self.current_index())
 
     @property
