@@ -347,22 +347,22 @@ class Dispatcher(QObject):
         st = self._keys[key]
         if not self._closed and rid > st.delivered and rid > st.dropped_upto:
             st.delivered = rid
+            _to_slot(st.slots.get(rid), "returned", rid, response)  # the panel first, then the others
             self.returned.emit(key, rid, response)
-            _to_slot(st.slots.get(rid), "returned", rid, response)
 
     @Slot(str, int, object)
     def _on_yielded(self, key: str, rid: int, item) -> None:
         st = self._keys[key]
         if not self._closed and rid == st.latest:
+            _to_slot(st.slots.get(rid), "yielded", rid, item)  # the panel first, then the others
             self.yielded.emit(key, rid, item)
-            _to_slot(st.slots.get(rid), "yielded", rid, item)
 
     @Slot(str, int, str)
     def _on_errored(self, key: str, rid: int, message: str) -> None:
         st = self._keys[key]
         if not self._closed and rid == st.latest:
+            _to_slot(st.slots.get(rid), "errored", rid, message)  # the panel first, then the others
             self.errored.emit(key, rid, message)
-            _to_slot(st.slots.get(rid), "errored", rid, message)
 
     @Slot(str, int)
     def _on_finished(self, key: str, rid: int) -> None:

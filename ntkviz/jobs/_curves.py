@@ -342,8 +342,11 @@ class SpectrumSeries:
         return self.log10_mu + self.log10_multiplicity if weighted else self.log10_mu
 
     def y(self, weighted: bool = False) -> np.ndarray:
-        """The plotted value ``10^log10_y`` where float64 represents it (0 or inf beyond);
-        exactly 0 at exact zeros."""
+        """The plotted value: ``mu`` (0 where it is not a positive value), or N(p, k) μ_k
+        as ``10^log10_y`` where float64 represents it (0 or inf beyond); exactly 0 at exact
+        zeros."""
+        if not weighted:
+            return np.where(np.isfinite(self.log10_mu), self.mu, 0.0)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             out = np.power(10.0, self.log10_y(weighted))
         out[self.zero] = 0.0

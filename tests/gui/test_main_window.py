@@ -181,7 +181,7 @@ def test_a_passing_note_gives_the_status_bar_back_to_the_panel(qtbot, window):
     shown = window.statusBar().currentMessage()
     assert "must be in [2, 50]" in shown
     window.messages.show_error("a session error")
-    window._show_note("computations ready", seconds=0.05)
+    window.show_note("computations ready", seconds=0.05)
     assert window.statusBar().currentMessage() == "computations ready"
     assert window.error_text() == "a session error"
     qtbot.waitUntil(lambda: window.statusBar().currentMessage() == shown, timeout=2000)
@@ -211,15 +211,13 @@ def test_progress_and_cancel_for_long_job(qtbot, window):
 
 
 def test_one_cancel_per_job(qtbot, window):
-    """A panel with its own Cancel button gets no second one in the status bar."""
-    kernel = window.panels["kernel"]
-    kernel.own_cancel = True
-    try:
-        window.dispatcher.submit("kernel", lambda: time.sleep(1.0), immediate=True)
-        qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=5000)
-        assert not window.cancel_button.isVisible()
-    finally:
-        del kernel.own_cancel
+    """A job whose panel has its own Cancel button gets no second one in the status bar."""
+    from ntkviz.gui.workers import JobSlot
+
+    slot = JobSlot(window.dispatcher, "own", "With its own Cancel", window, own_cancel=True)
+    slot.submit(lambda: time.sleep(1.0), immediate=True)
+    qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=5000)
+    assert not window.cancel_button.isVisible()
 
 
 def test_stability_has_its_own_cancel_only(qtbot, dispatcher, settings):
@@ -230,18 +228,39 @@ def test_stability_has_its_own_cancel_only(qtbot, dispatcher, settings):
     w.show()
     stability = w.current_panel()
     assert stability.own_cancel and stability.key == "stability"
-    w.dispatcher.submit("stability", lambda: time.sleep(1.0), immediate=True)
+    stability.slot.submit(lambda: time.sleep(1.0), immediate=True)
     qtbot.waitUntil(lambda: w.progress.isVisible(), timeout=5000)
     assert not w.cancel_button.isVisible()
-    stability.own_cancel_jobs = ("stability:extra",)
-    try:
-        w.dispatcher.submit("stability:extra", lambda: time.sleep(1.0), immediate=True)
-        w.dispatcher.submit("other", lambda: time.sleep(1.0), immediate=True)
-        qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=5000)
-        assert w._cancellable_here() == ["other"]
-    finally:
-        del stability.own_cancel_jobs
+    w.dispatcher.submit("other", lambda: time.sleep(1.0), immediate=True)
+    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=5000)
+    assert w.status.cancellable() == ["other"]
     qtbot.waitUntil(lambda: not w.progress.isVisible(), timeout=10000)
+
+
+def test_the_progress_bar_names_its_job(qtbot, window):
+    """The status bar's progress says which tab's job it follows (a job of another tab
+    waiting or running is never shown as the current tab's)."""
+    from types import SimpleNamespace
+
+    from ntkviz.gui.workers import JobSlot
+
+    def job():
+        for i in range(6):
+            time.sleep(0.15)
+            yield SimpleNamespace(fraction=(i + 1) / 6)
+
+    class Long:
+        iterated = True
+
+        def iterate(self):
+            return job()
+
+    slot = JobSlot(window.dispatcher, "classification", "Classification", window)
+    window.show_panel("spectrum")
+    with qtbot.waitSignal(slot.returned, timeout=10000):
+        slot.submit(Long())
+    assert window.progress.format().startswith("Classification")
+    assert window.progress.text().startswith("Classification: ")
 
 
 def test_progress_fraction_from_generator(qtbot, window):

@@ -79,6 +79,8 @@ class QtPanel(QtWidgets.QWidget):
 
     #: parameter changes start a computation (False: only :meth:`start` does)
     auto_compute: bool = True
+    #: the panel has a Cancel button of its own for its job (the window adds none)
+    own_cancel: bool = False
     _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots
@@ -99,7 +101,7 @@ class QtPanel(QtWidgets.QWidget):
         self._veiled: list = []  # items hidden by show_empty
         self._notes: list = []
         #: the panel's job: its results come back with the parameters they were computed for
-        self.slot = JobSlot(dispatcher, self.key, self.title, self)
+        self.slot = JobSlot(dispatcher, self.key, self.title, self, own_cancel=self.own_cancel)
         self.slot.returned.connect(self._on_returned)
         self.slot.yielded.connect(self._on_yielded)
         self.slot.errored.connect(self._on_errored)
@@ -358,9 +360,11 @@ class OnDemandPanel(QtPanel):
     """A panel whose long job starts only on demand: the model's request (iterated:
     progress items with partial results, cancellable) started by the panel's run button,
     stopped by its own Cancel button, beside a progress bar and an info line: a
-    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`."""
+    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`. Once
+    its plots exist, the view calls ``show_empty(self.idle_note())``."""
 
     auto_compute = False
+    own_cancel = True
     #: the run button's text when idle and while the job runs (pressing it then restarts)
     run_text: str = "Start"
     restart_text: str = "Restart"
@@ -374,7 +378,6 @@ class OnDemandPanel(QtPanel):
         self.run_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.slot.busy.connect(self._on_busy)
-        self.show_empty(self.idle_note())
 
     def idle_note(self) -> str:
         """What the empty plots say before a run."""

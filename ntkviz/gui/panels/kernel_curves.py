@@ -53,8 +53,8 @@ class QtKernelCurvesPanel(KernelChoicePanel):
 
     HELP = HELP
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._items: dict[str, list] = {"curves": [], "near_one": []}
         self._labels: dict[str, tuple] = {"curves": (), "near_one": ()}
         self._dots: dict[int, dict] = {}  # overlay symbol options by the reference curve

@@ -219,8 +219,8 @@ class QtSpectrumPanel(KernelChoicePanel):
 
     HELP = HELP
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item, style)
         self._used: set = set()
         self._table_stale = True

@@ -47,6 +47,7 @@ class QtStabilityPanel(OnDemandPanel):
         super().__init__(dispatcher, parent, model, spec)
         self._build()
         self.sync_widgets(frozenset())
+        self.show_empty(self.idle_note())
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
