@@ -279,6 +279,8 @@ class DeformationModel(ParamModel):
              View("context", "distances to other digits (CSV: category, map, relative distance)"))
     #: the default view of ``ntkviz export deformation``
     default_view = "deformed"
+    #: reference digits per label of the context distances
+    context_per_class = CONTEXT_PER_CLASS
 
     def __init__(self, params=None):
         super().__init__(params)
@@ -293,23 +295,25 @@ class DeformationModel(ParamModel):
         return DeformRequest(image, params.deformation(), params.architecture(), label=label)
 
     @classmethod
-    def build_context_request(cls, params: DeformationParams):
+    def build_context_request(cls, params: DeformationParams, per_class: int | None = None):
         """The :class:`ntkviz.jobs.ContextRequest` of the digit and architecture of
-        ``params`` (:data:`CONTEXT_PER_CLASS` references per label; disk cache in
-        ``$XDG_CACHE_HOME/ntkviz/context``)."""
+        ``params`` (``per_class`` references per label, default :attr:`context_per_class`;
+        disk cache in ``$XDG_CACHE_HOME/ntkviz/context``)."""
         from ntkviz.jobs import ContextRequest
         from ntkviz.models.classification import default_cache_dir
 
         image, label, _ = params.digit()
-        return ContextRequest(image, label, params.architecture(), per_class=CONTEXT_PER_CLASS,
+        return ContextRequest(image, label, params.architecture(),
+                              per_class=per_class or cls.context_per_class,
                               cache_dir=str(default_cache_dir("context")))
 
     def context_request(self):
         """The context request of the current parameters, the same object until a field of
-        :data:`CONTEXT_FIELDS` changes (a slider move builds nothing)."""
-        key = tuple(getattr(self.params, f) for f in CONTEXT_FIELDS)
+        :data:`CONTEXT_FIELDS` (or :attr:`context_per_class`) changes: a slider move builds
+        nothing."""
+        key = (*(getattr(self.params, f) for f in CONTEXT_FIELDS), self.context_per_class)
         if self._context[0] != key:
-            self._context = (key, self.build_context_request(self.params))
+            self._context = (key, self.build_context_request(self.params, self.context_per_class))
         return self._context[1]
 
     @classmethod

@@ -28,7 +28,7 @@ def panel(qtbot, dispatcher):
     from ntkviz.gui.panels.deformation import QtDeformationPanel
 
     p = QtDeformationPanel(dispatcher)
-    p.context_per_class = 2  # keep the background context job small in tests
+    p.model.context_per_class = 2  # keep the background context job small in tests
     p._drawn_id = 0
     p.computed.connect(lambda rid: setattr(p, "_drawn_id", rid))
     qtbot.addWidget(p)
@@ -219,7 +219,7 @@ def test_context_bars_show_the_context_job(qtbot, panel):
     if panel.context_result() is None:
         with qtbot.waitSignal(panel.context_computed, timeout=TIMEOUT):
             pass
-    want = ContextRequest(panel.digit, 0, PRESETS["M1"], per_class=2).run()
+    want = ContextRequest(panel.digit, 0, PRESETS["M1"], per_class=2)()
     got = panel.context_result()
     assert got.levels == want.levels
     heights = panel.context.bars["mean_same"].opts["height"]
@@ -309,11 +309,12 @@ def test_runs_standalone_and_quits_cleanly_mid_computation(tmp_path, module):
     assert proc.stderr.strip() == "", proc.stderr
 
 
-def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher):
+def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher, tmp_path, monkeypatch):
     from ntkviz.gui.panels.deformation import QtDeformationPanel
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # nothing computed before
     p = QtDeformationPanel(dispatcher)
-    p.context_per_class = 3
+    p.model.context_per_class = 3
     qtbot.addWidget(p)
     with qtbot.waitSignal(dispatcher.yielded, timeout=TIMEOUT):
         p.refresh()

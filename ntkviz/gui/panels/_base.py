@@ -38,6 +38,7 @@ runs it on a worker at start-up.
 """
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 
 import pyqtgraph as pg
@@ -66,8 +67,12 @@ def spec_of_view(view_cls) -> panels.PanelSpec:
 def _is_view(target, view_cls) -> bool:
     if not isinstance(target, str):
         return target is view_cls
-    if target.rpartition(":")[2] != view_cls.__qualname__:
+    module, _, name = target.partition(":")
+    if name != view_cls.__qualname__:
         return False
+    if view_cls.__module__ == "__main__":  # a view module run as a script (python -m ...)
+        main = getattr(sys.modules["__main__"], "__spec__", None)
+        return main is not None and main.name == module
     try:
         return panels.resolve(target) is view_cls
     except (ImportError, AttributeError):

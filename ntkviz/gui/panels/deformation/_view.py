@@ -15,7 +15,6 @@ from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPi
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
 from ntkviz.gui.widgets import Readout
 from ntkviz.gui.workers import JobSlot
-from ntkviz.models.deformation import CONTEXT_PER_CLASS
 
 __all__ = ["QtDeformationPanel"]
 
@@ -47,9 +46,6 @@ class QtDeformationPanel(QtPanel):
     digit or the architecture changes), run in the background on its own job slot with a
     progress bar; the result is cached, in memory and on disk.
     """
-
-    #: reference digits per label for the context distances
-    context_per_class = CONTEXT_PER_CLASS
 
     #: emitted after a context result was drawn
     context_computed = Signal()
@@ -301,7 +297,7 @@ class QtDeformationPanel(QtPanel):
 
     def _draw_context(self) -> None:
         label = "class unknown: 'other' = any digit" if self.model.params.is_user_image \
-            else f"{self.context_per_class} per class"
+            else f"{self.model.context_per_class} per class"
         state = label if self._context is not None else \
             "stopped: redone at the next change" if self._context_stopped else "computing…"
         self.context.draw(self.context_values(), state)
@@ -344,7 +340,8 @@ class QtDeformationPanel(QtPanel):
             "resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the baseline: it is "
             "not stable to translations. From an all-zero digit every distance is ∞.</p>"
             "<p>The context bars compare with the distance from x to the nearest and to the mean "
-            f"of {self.context_per_class} bundled digits per class, same label and other labels.</p>"
+            f"of {self.model.context_per_class} bundled digits per class, same label and other "
+            "labels.</p>"
             "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
             "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
             "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"
