@@ -70,7 +70,7 @@ __all__ = ["Dispatcher", "JobSlot", "readable_error", "QUIT_WAIT_MS"]
 log = logging.getLogger("ntkviz.gui.workers")
 
 #: the longest a quitting app waits for running jobs (after cancelling them), in ms
-QUIT_WAIT_MS = 1500
+QUIT_WAIT_MS = 1200
 
 
 def readable_error(exc: BaseException) -> str:

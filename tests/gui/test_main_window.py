@@ -299,3 +299,60 @@ def test_default_size_fits_a_small_screen():
     assert default_size(Screen(1280, 690)) == (1280, 690)  # a 1280×720 screen with a panel
     assert default_size(Screen(1920, 1200)) == DEFAULT_SIZE
     assert default_size(None) == DEFAULT_SIZE
+
+
+QUIT_DURING_JOBS = """
+import sys, time
+from PySide6 import QtCore
+from ntkviz.gui.app import _finish, create_app
+from ntkviz.gui.main_window import MainWindow
+from ntkviz.gui.workers import Dispatcher, JobSlot
+
+app = create_app(["ntkviz"])
+dispatcher = Dispatcher()
+app.aboutToQuit.connect(dispatcher.shutdown)
+window = MainWindow(dispatcher, panels=["kernel"])
+window.show()
+
+
+class Stuck:  # a long call that cannot be interrupted (as a numba kernel)
+    def __init__(self, heavy):
+        self.heavy = heavy
+
+    def __call__(self):
+        time.sleep(60)
+
+
+for key, heavy in (("light", False), ("heavy", True)):
+    JobSlot(dispatcher, key, key).submit(Stuck(heavy), immediate=True)
+
+
+def quit():
+    print(time.time(), flush=True)
+    window.close()
+    app.quit()
+
+
+QtCore.QTimer.singleShot(800, quit)
+sys.exit(_finish(dispatcher, app.exec()))
+"""
+
+
+def test_quit_during_jobs_ends_the_app_within_two_seconds(tmp_path):
+    """Quit while jobs run (here: calls that cannot be interrupted, on both pools): the jobs
+    are cancelled and waited for until one deadline, then the process ends — within 2 s."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-c", QUIT_DURING_JOBS], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        quit_at = float(proc.stdout.readline())
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    ended = time.time()
+    assert proc.returncode == 0, proc.stderr.read()
+    assert ended - quit_at < 2.0, f"{ended - quit_at:.1f} s from Quit to the end"
