@@ -166,10 +166,6 @@ class QtPanel(QtWidgets.QWidget):
         self.model.restore(state)
 
     # ------------------------------------------------------------- plumbing
-    def default_view(self) -> str:
-        """Name of the first exportable view."""
-        return next(iter(self.plot_items()))
-
     def is_current(self) -> bool:
         """Whether the plots show a result of the model's current parameters."""
         return self.response is not None and self.model.same_computation(self.drawn,

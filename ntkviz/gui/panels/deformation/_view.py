@@ -167,12 +167,6 @@ class QtDeformationPanel(QtPanel):
         """Load the user's image (see :meth:`DigitPicker.load`)."""
         return self.digit_picker.load(path)
 
-    def pick_random_digit(self) -> None:
-        self.digit_picker.pick_random()
-
-    def reset_deformation(self) -> None:
-        self.deformation_controls.reset()
-
     def say(self, text: str) -> None:
         """A status line that is not an error."""
         self.last_error = ""

@@ -153,7 +153,7 @@ class QtTrainingPanel(QtPanel):
             self.show_frame(index)
         self._writing_frame = True
         try:
-            self.model.update(frame=index)
+            self.write(frame=index)
         finally:
             self._writing_frame = False
 
