@@ -15,7 +15,7 @@ from ntkviz.core.conv.gram import image_norms, rel_distances
 from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
 from ntkviz.core.deformations.digits import digit_image, load_digits
 from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, ContextResult,
-                         DeformRequest, StabilityRequest, deform_csv_table, prepare_user_image,
+                         DeformRequest, deform_csv_table, prepare_user_image,
                          run_to_end)
 
 M1 = PRESETS["M1"]

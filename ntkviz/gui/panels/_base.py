@@ -387,6 +387,8 @@ class OnDemandPanel(QtPanel):
     def show_empty(self, note: str) -> None:
         super().show_empty(note)
         self.info.setText(note)
+        if not self.slot.is_busy():
+            self.progress.setValue(0)
 
     def changed_note(self) -> str:
         return f"parameters changed: {self.idle_note()}"

@@ -36,6 +36,39 @@ def _format_distance(value: float, below: bool, resolution: float, identical: bo
     return f"{value:.4g}"
 
 
+def build_readouts(font: QtGui.QFont) -> tuple[QtWidgets.QGroupBox, dict[str, Readout]]:
+    """The read-outs' box and its :class:`Readout` labels by key (τ sizes, the CKN, NTK and
+    pixel distances, their ratio), ``font`` enlarged."""
+    box = QtWidgets.QGroupBox("Read-outs (relative to the undeformed digit x)")
+    g = QtWidgets.QGridLayout(box)
+    specs = (
+        ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
+        ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
+         "(central finite differences): how much the deformation stretches."),
+        ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
+         "translations; the baseline the kernels improve on."),
+        ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
+         "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
+        ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
+         "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
+         f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
+        ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
+    )
+    readouts: dict[str, Readout] = {}
+    font = QtGui.QFont(font)
+    font.setPointSizeF(font.pointSizeF() * 1.15)
+    for i, (key, name, units, tip) in enumerate(specs):
+        r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
+        r.setFont(font)
+        plain = name.replace("<sub>", "").replace("</sub>", "")
+        # as wide as its longest value, so the read-outs never jump while τ is dragged
+        longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
+        r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
+        readouts[key] = r
+        g.addWidget(r, i % 3, i // 3)
+    return box, readouts
+
+
 class QtDeformationPanel(QtPanel):
     """Digit deformation editor: drag τ, watch CKN against NTK feature distances live.
 
@@ -83,7 +116,8 @@ class QtDeformationPanel(QtPanel):
         rl.setContentsMargins(0, 0, 0, 0)
         self.views = ImageViews()
         rl.addWidget(self.views)
-        rl.addWidget(self._build_readouts())
+        readouts_box, self.readouts = build_readouts(self.font())
+        rl.addWidget(readouts_box)
         self.context_widget = pg.GraphicsLayoutWidget()
         self.context_widget.setMinimumHeight(240)
         from ntkviz.jobs import CONTEXT_CATEGORIES
@@ -108,36 +142,6 @@ class QtDeformationPanel(QtPanel):
         self.sliders = self.deformation_controls.controls
         self.images, self.plots, self.bars = self.views.images, self.views.plots, self.views.bars
         self.context_plot = self.context.plot
-
-    def _build_readouts(self) -> QtWidgets.QWidget:
-        box = QtWidgets.QGroupBox("Read-outs (relative to the undeformed digit x)")
-        g = QtWidgets.QGridLayout(box)
-        specs = (
-            ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
-            ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
-             "(central finite differences): how much the deformation stretches."),
-            ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
-             "translations; the baseline the kernels improve on."),
-            ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
-             "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
-            ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
-             "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
-             f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
-            ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
-        )
-        self.readouts: dict[str, Readout] = {}
-        font = QtGui.QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        for i, (key, name, units, tip) in enumerate(specs):
-            r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
-            r.setFont(font)
-            plain = name.replace("<sub>", "").replace("</sub>", "")
-            # as wide as its longest value, so the read-outs never jump while τ is dragged
-            longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
-            r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
-            self.readouts[key] = r
-            g.addWidget(r, i % 3, i // 3)
-        return box
 
     def resizeEvent(self, event):  # noqa: N802 - Qt naming
         super().resizeEvent(event)
@@ -316,27 +320,32 @@ class QtDeformationPanel(QtPanel):
         return deform_csv_table(view, self.response, self._context)
 
     def help_html(self) -> str:
-        return (
-            "<h3>Deformations: CKN against NTK stability</h3>"
-            "<p>A digit x is deformed by a displacement field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) "
-            "(bilinear interpolation, zero fill). The read-outs are ‖τ‖<sub>∞</sub> (pixels), "
-            "‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences) and the "
-            "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = "
-            "√(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x) for the CKN (arc-cosine kernel, only the last "
-            "layer trained) and the convolutional NTK, both computed exactly.</p>"
-            "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
-            "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
-            "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
-            "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
-            "watch the ratio NTK / CKN grow as τ shrinks.</p>"
-            f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "
-            "(k(x,x) + k(y,y) − 2k(x,y) cancels) and are shown as <i>below numerical "
-            "resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the baseline: it is "
-            "not stable to translations. From an all-zero digit every distance is ∞.</p>"
-            "<p>The context bars compare with the distance from x to the nearest and to the mean "
-            f"of {self.model.context_per_class} bundled digits per class, same label and other "
-            "labels.</p>"
-            "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
-            "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
-            "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"
-        )
+        return help_html(self.model.context_per_class)
+
+
+def help_html(per_class: int) -> str:
+    """The maths of the deformation editor (Help menu), ``per_class`` context references."""
+    return (
+        "<h3>Deformations: CKN against NTK stability</h3>"
+        "<p>A digit x is deformed by a displacement field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) "
+        "(bilinear interpolation, zero fill). The read-outs are ‖τ‖<sub>∞</sub> (pixels), "
+        "‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences) and the "
+        "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = "
+        "√(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x) for the CKN (arc-cosine kernel, only the last "
+        "layer trained) and the convolutional NTK, both computed exactly.</p>"
+        "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
+        "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
+        "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
+        "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
+        "watch the ratio NTK / CKN grow as τ shrinks.</p>"
+        f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "
+        "(k(x,x) + k(y,y) − 2k(x,y) cancels) and are shown as <i>below numerical "
+        "resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the baseline: it is "
+        "not stable to translations. From an all-zero digit every distance is ∞.</p>"
+        "<p>The context bars compare with the distance from x to the nearest and to the mean "
+        f"of {per_class} bundled digits per class, same label and other "
+        "labels.</p>"
+        "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
+        "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
+        "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"
+    )
