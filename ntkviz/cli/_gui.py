@@ -4,7 +4,7 @@ A ``--session`` file is checked whole before any window opens
 (:func:`ntkviz.gui.session.read_session`, the app's own check): an unreadable
 file, a file that is not an ntkviz session, an unknown panel or any invalid
 parameter is refused with one line naming it (exit code 2), so the app never
-starts from a half-applied session. ``--tab`` must name a registered panel.
+starts from a half-applied session. ``--tab`` must name a declared panel (or its earlier name).
 
 ``--screenshot`` saves the window once the tab has drawn. A tab that computes only
 on demand (stability, classification) is started as its Start button would, with

@@ -1,4 +1,4 @@
-"""The figure gallery: every view of every registered panel, rendered to look at.
+"""The figure gallery: every view of every declared panel, rendered to look at.
 
 ``python -m ntkviz.gallery OUTDIR [--reduced] [--panels kernel,spectrum]``
 renders, for each panel of :data:`ntkviz.panels.PANELS` and each case of

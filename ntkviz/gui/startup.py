@@ -67,6 +67,7 @@ class Startup:
         self.on_demand = False
         self._requested = False
         self._rest_started = False
+        self._first = None  # the panel computed first
         self._core = JobSlot(dispatcher, "_core", "loading the computation modules", window)
         self._warm = JobSlot(dispatcher, "_warmup", "preparing the computations", window)
         self._core.returned.connect(lambda *_: self._requested and not self.started
@@ -96,7 +97,7 @@ class Startup:
         """Compute the visible panel, then the rest (steps 2 and 3 above)."""
         self.started = True
         self.window.status.set_preparing("preparing the computations (compiling on first use)…")
-        current = self.window.current_panel()
+        current = self._first = self.window.current_panel()
         compute = current is not None and (current.auto_compute or self.on_demand)
         if not compute or current.start() == 0:
             self._start_rest()
@@ -108,9 +109,8 @@ class Startup:
         if self._rest_started:
             return
         self._rest_started = True
-        current = self.window.current_panel()
         for panel in self.window.built_panels():
-            if panel is not current and panel.auto_compute:
+            if panel is not self._first and panel.auto_compute:
                 panel.start()
         extra = []
         for spec in self.window.specs():

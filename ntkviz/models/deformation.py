@@ -6,7 +6,7 @@ and compares the relative feature distances ``‖Φ(L_τ x) − Φ(x)‖ / ‖Φ
 convolutional kernel network (CKN) and of the convolutional NTK of an
 architecture. :class:`DeformationModel` turns the parameters into a
 :class:`ntkviz.jobs.DeformRequest`; the GUI view, sessions and
-``ntkviz export deform`` all fill this one model, so its ranges (those of
+``ntkviz export deformation`` all fill this one model, so its ranges (those of
 :mod:`ntkviz.limits`) are the only ones. Importing this module loads neither
 numba, scipy nor Qt.
 """

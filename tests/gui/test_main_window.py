@@ -356,3 +356,22 @@ def test_quit_during_jobs_ends_the_app_within_two_seconds(tmp_path):
     ended = time.time()
     assert proc.returncode == 0, proc.stderr.read()
     assert ended - quit_at < 2.0, f"{ended - quit_at:.1f} s from Quit to the end"
+
+
+def test_a_session_of_the_earlier_format_opens_under_the_new_names(qtbot, dispatcher, settings,
+                                                                   tmp_path):
+    """Sessions written before the deformation tab was called ``deformation`` (key
+    ``deform``) open: the parameters go to that tab, which becomes the current one."""
+    w = MainWindow(dispatcher, settings, panels=["kernel", "deformation"])
+    qtbot.addWidget(w)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"app": "ntkviz", "version": "0.1.0", "session_format": 1,
+                                "current": "deform",
+                                "panels": {"deform": {"label": 7, "rotation_deg": 12.5},
+                                           "kernel": {"depth": 4}}}))
+    assert w.open_session(path), w.error_text()
+    deformation = w.panels["deformation"]
+    assert w.current_panel() is deformation
+    assert (deformation.model.params.label, deformation.model.params.rotation_deg) == (7, 12.5)
+    assert w.panels["kernel"].model.params.depth == 4
+    assert set(w.session()["panels"]) == {"kernel", "deformation"}
