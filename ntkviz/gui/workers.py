@@ -434,8 +434,8 @@ class JobSlot(QObject):
         iterated = bool(getattr(request, "iterated", False))
         job = request.iterate if iterated else request
         return self.dispatcher._submit(self.key, job, heavy=bool(getattr(request, "heavy", False)),
-                                       generator=iterated, immediate=immediate or iterated,
-                                       slot=self, tag=tag)
+                                       generator=iterated, immediate=immediate, slot=self,
+                                       tag=tag)
 
     def cancel(self) -> None:
         """Stop this key's running job at its next item, drop its pending one and ignore

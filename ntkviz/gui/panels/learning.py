@@ -279,7 +279,7 @@ class QtLearningPanel(KernelChoicePanel):
             return 0
         self.progress.setValue(0)
         self.mc_note.setText("Monte-Carlo running…")
-        return self.mc_slot.submit(request, tag=request)
+        return self.mc_slot.submit(request, immediate=True, tag=request)
 
     def cancel_monte_carlo(self) -> None:
         """Stop the Monte-Carlo: the bar goes back to 0 and the note says where it stopped."""

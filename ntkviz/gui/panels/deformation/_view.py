@@ -254,7 +254,7 @@ class QtDeformationPanel(QtPanel):
         self._draw_context()
         self.context_progress.setValue(0)
         self.context_progress.setVisible(True)
-        self.context_slot.submit(request, tag=request)
+        self.context_slot.submit(request, immediate=True, tag=request)
 
     def context_result(self):
         return self._context
