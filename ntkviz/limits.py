@@ -53,7 +53,6 @@ SHEAR_RANGE = (-10.0, 10.0)  # horizontal shear factor
 SMOOTH_AMPLITUDE_RANGE = (0.0, 1e3)  # px
 SMOOTH_LENGTH_RANGE = (0.25, 1e3)  # px
 INFIMNIST_ALPHA_RANGE = (-1e3, 1e3)
-DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep

@@ -26,6 +26,9 @@ USER_CONFIG_HOME = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".con
 # set before Qt is imported (QSettings reads XDG_CONFIG_HOME once, at its first use)
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="ntkviz-test-config-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
+# and every cache of computed results (Gram stores, context distances) too
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ntkviz-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 
 import pytest  # noqa: E402
 

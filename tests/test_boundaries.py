@@ -65,10 +65,10 @@ assert not heavy, heavy
 
 def _help_argvs() -> list[list[str]]:
     from ntkviz.cli import COMMANDS
-    from ntkviz.cli._export import EXPORT_VIEWS
+    from ntkviz.panels import specs
 
-    return [["--help"]] + [[c, "--help"] for c in COMMANDS] + [["export", v, "--help"]
-                                                             for v in EXPORT_VIEWS]
+    return [["--help"]] + [[c, "--help"] for c in COMMANDS] + [["export", n, "--help"]
+                                                             for s in specs() for n in s.names]
 
 
 @pytest.mark.parametrize("argv", _help_argvs(), ids=" ".join)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from xml.etree import ElementTree
 
+import numpy as np
 import pytest
 
 from ntkviz.models.kernel_curves import KernelCurvesModel
@@ -26,7 +27,8 @@ def read_csv(path):
 
 
 def expected_table(model_cls, state, view):
-    return model_cls.build_request(model_cls.parse(state))().csv_table(view)
+    params = model_cls.parse(state)
+    return model_cls.csv_table(params, model_cls.build_request(params)(), view)
 
 
 def test_kernel_csv_matches_model_request_and_imports_no_qt(tmp_path):
@@ -57,6 +59,11 @@ def test_spectrum_csv_matches_model_request(tmp_path):
     assert rows[0] == header and len(rows) == 32
     col = header.index("y_plotted")
     assert [float(r[col]) for r in rows[1:]] == [e[col] for e in expected]
+    from ntkviz.core import KernelSpec, mercer_spectrum, multiplicity
+
+    sp = mercer_spectrum(KernelSpec("ntk"), 5, 30)  # weighted: N(p, k) μ_k
+    np.testing.assert_allclose([float(r[col]) for r in rows[1:]],
+                               multiplicity(5, sp.k) * sp.mu, rtol=1e-13)
     assert [r[header.index("status")] for r in rows[1:]] == [e[header.index("status")]
                                                              for e in expected]
 

@@ -70,11 +70,22 @@ def test_bad_options(tmp_path, capsys, extra, words):
     assert words in capsys.readouterr().err
 
 
-def test_views_are_the_editor_views():
-    from ntkviz.cli._export_deform import VIEWS
-    from ntkviz.jobs import DEFORM_VIEWS
+def test_views_are_the_editor_views(capsys):
+    """``--view`` offers exactly the model's views (the editor's exportable views)."""
+    from ntkviz.models.deformation import DeformationModel
 
-    assert VIEWS == DEFORM_VIEWS
+    with pytest.raises(SystemExit):
+        main(["export", "deformation", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "{" + ",".join(DeformationModel.view_names()) + "}" in text
+
+
+def test_the_earlier_command_name_still_works(tmp_path):
+    out = tmp_path / "d.csv"
+    assert main(["export", "deform", "--label", "4", "--view", "original", "--out", str(out)]) == 0
+    assert main(["export", "deformation", "--label", "4", "--view", "original",
+                 "--out", str(tmp_path / "e.csv")]) == 0
+    assert out.read_text() == (tmp_path / "e.csv").read_text()
 
 
 def test_rotation_90_is_drawn_not_clamped(tmp_path):

@@ -16,7 +16,7 @@ def read_csv(path):
     """(header, the numeric columns k, multiplicity, mu, error_estimate as floats)."""
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0][4:] == ["log10_mu", "trustworthy"], rows[0]
+    assert rows[0][4:] == ["log10_mu", "trustworthy", "log10_trustworthy"], rows[0]
     return rows[0][:4], np.array([r[:4] for r in rows[1:]], dtype=np.float64)
 
 
@@ -158,12 +158,12 @@ def test_log10_and_trustworthy_columns(tmp_path):
     assert main(["spectrum", "--name", "arccos1", "--dim", "3", "--kmax", "9", "--out", str(out)]) == 0
     with open(out, newline="") as fh:
         rows = list(csv.reader(fh))[1:]
-    for k, n, mu, err, lg, ok in rows:
+    for k, n, mu, err, lg, ok, log_ok in rows:
         if float(mu) > 0:
             assert float(lg) == pytest.approx(np.log10(float(mu)), rel=1e-13, abs=1e-13)
-            assert ok == "True"
+            assert ok == "True" and log_ok == "True"
         elif int(k) >= 3 and int(k) % 2 == 1:  # exact zeros of κ1
-            assert lg == "" and ok == "True"
+            assert lg == "" and ok == "True" and log_ok == "True"
     deep = tmp_path / "deep.csv"
     assert main(["spectrum", "--name", "arccos1", "--dim", "1000", "--kmax", "600", "--out", str(deep)]) == 0
     with open(deep, newline="") as fh:
@@ -171,3 +171,30 @@ def test_log10_and_trustworthy_columns(tmp_path):
     even = [float(r[4]) for r in rows if int(r[0]) % 2 == 0 and int(r[0]) >= 2]
     assert even[-1] < -308  # below the float64 range, still a number
     assert np.all(np.diff(even) < 0)  # decreasing in k, no gap
+
+
+def test_below_the_float64_range_the_csv_says_which_log10_values_to_trust(tmp_path):
+    """μ_k below 1e-308 is written as 0.0 (or subnormal) and never ``trustworthy``; the
+    ``log10_trustworthy`` column says which of their ``log10_mu`` are vouched for (the
+    core's flags, where the closed form of κ1 at p = 1000 agrees with ``log10_mu``)."""
+    import math
+
+    from ntkviz.core import KernelSpec, mercer_spectrum
+
+    out = tmp_path / "far.csv"
+    assert main(["spectrum", "--name", "arccos1", "--dim", "1000", "--kmax", "600",
+                 "--out", str(out)]) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    sp = mercer_spectrum(KernelSpec("arccos1"), 1000, 600)
+    assert [r["log10_trustworthy"] == "True" for r in rows] == list(sp.log10_trustworthy)
+    under = [r for r in rows if r["log10_mu"] and float(r["mu"]) < np.finfo(float).tiny]
+    assert under and all(r["trustworthy"] == "False" for r in under)
+    vouched = [r for r in under if r["log10_trustworthy"] == "True"]
+    assert vouched
+    p = 1000  # κ1: p Γ(p/2)² Γ((k−1)/2)² / (8π² Γ((k+p+1)/2)²) at even k
+    for r in vouched[::40]:
+        k = int(r["k"])
+        exact = (math.log(p) + 2 * math.lgamma(p / 2) + 2 * math.lgamma((k - 1) / 2)
+                 - math.log(8 * math.pi ** 2) - 2 * math.lgamma((k + p + 1) / 2)) / math.log(10)
+        assert abs(float(r["log10_mu"]) - exact) < 1e-6

@@ -60,19 +60,19 @@ def test_frame_csv_and_bad_frame(tmp_path, capsys):
     assert header[3:5] == ["target", "net"]
     assert all(float(r[4]) == 0.0 for r in rows)  # f(w0) = 0 exactly
     assert main(["export", "training", *FAST, "--frame", "999", "--out", str(out)]) == 2
-    assert "--frame must be in [-1, " in capsys.readouterr().err
+    assert "--frame: frame must be in [-1, " in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv,match", [
-    (["--width-m", "7"], "--width-m must be even"),
-    (["--width-m", "0"], "--width-m must be in [2, 65536], got 0"),
-    (["--lr", "0"], "--lr must be in [1e-06, 1000], got 0"),
-    (["--alpha", "1e7"], "--alpha must be in [0.0001, 1e+06]"),
-    (["--compare-alpha", "0"], "--compare-alpha must be in [0.0001, 1e+06]"),
-    (["--seed", "-1"], "--seed must be in [0, 4294967295], got -1"),
+    (["--width-m", "7"], "--width-m: width must be even"),
+    (["--width-m", "0"], "--width-m: width must be in [2, 65536], got 0"),
+    (["--lr", "0"], "--lr: lr must be in [1e-06, 1000], got 0"),
+    (["--alpha", "1e7"], "--alpha: alpha must be in [0.0001, 1e+06]"),
+    (["--compare-alpha", "0"], "--compare-alpha: alpha2 must be in [0.0001, 1e+06]"),
+    (["--seed", "-1"], "--seed: seed must be in [0, 4294967295], got -1"),
     (["--init", "bogus"], "init must be one of symmetric, centered"),
     (["--metrics", "gap,,test_loss"], "--metrics must be names separated by single commas"),
-    (["--metrics", "foo"], "--metrics must be among"),
+    (["--metrics", "foo"], "--metrics: metrics must be among"),
     (["--view", "neurons_2"], "--view must be one of figure, neurons, predictor, metrics,"),
     (["--fps", "0"], "--fps must be in [1, 100], got 0"),
     (["--width", "3"], "--width must be in [16, 20000] pixels, got 3"),
@@ -119,8 +119,8 @@ def test_the_shared_export_runner_writes_the_metrics_table(tmp_path):
     """``run_export`` (the CLI's common path) reads the training table from the request."""
     from ntkviz.cli._export import run_export
 
-    out = run_export(tmp_path / "r.csv", "training", {"steps": 300, "frames": 12,
-                                                      "compare": False}, view="figure")
+    out = tmp_path / "r.csv"
+    run_export(out, "training", {"steps": 300, "frames": 12, "compare": False}, view="figure")
     header, rows = read_csv(out)
     config = TrainConfig(alpha=0.01, width=20, samples=15, teacher=3, lr=0.005, steps=300,
                          frames=12)

@@ -7,7 +7,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from ntkviz.gui.panels import keys
+from ntkviz.panels import keys
 
 pytestmark = pytest.mark.usefixtures("qapp")
 

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from ntkviz.core import KernelSpec, empirical_kernels, evaluate_kernel, mercer_spectrum, multiplicity
-from ntkviz.jobs import (KernelCurveRequest, SpectrumRequest, local_slopes, parse_depths,
-                         specs_from_choice)
+from ntkviz.jobs import KernelCurveRequest, SpectrumRequest, local_slopes, run_to_end
 
 NTK2 = KernelSpec(name="ntk", depth=2)
 K1 = KernelSpec(name="arccos1")
@@ -114,26 +113,32 @@ def test_kernel_csv_tables():
         r.csv_table("bogus")
 
 
-def test_from_state_defaults_and_choice():
-    req = KernelCurveRequest.from_state({})
+def request_of(state):
+    """The one way a kernel choice becomes a request: the panel's model."""
+    from ntkviz.models.kernel_curves import KernelCurvesModel
+
+    return KernelCurvesModel.build_request(KernelCurvesModel.parse(state))
+
+
+def test_the_model_builds_the_kernel_choice():
+    req = request_of({})
     assert [s.name for s in req.specs] == ["arccos1", "ntk"]
-    req = KernelCurveRequest.from_state({"kernels": ["ntk", "nngp"], "depth": 3,
-                                         "extra_depths": "5, 3", "overlay": True, "width": 50})
+    req = request_of({"kernels": ["ntk", "nngp"], "depth": 3, "extra_depths": [5, 3],
+                      "overlay": True, "width": 50})
     assert [(s.name, s.depth) for s in req.specs] == [("ntk", 3), ("ntk", 5), ("nngp", 3),
                                                       ("nngp", 5)]
     assert req.width == 50
 
 
-def test_specs_from_choice_errors():
-    assert parse_depths("3; 5,") == [3, 5]
-    with pytest.raises(ValueError, match="extra depths must be in"):
-        parse_depths("1")
-    with pytest.raises(ValueError, match="integers"):
-        parse_depths("x")
-    with pytest.raises(ValueError, match="at least one"):
-        specs_from_choice([])
-    with pytest.raises(ValueError, match="kernels must be among"):
-        specs_from_choice(["rbf"])
+@pytest.mark.parametrize("state, match", [
+    ({"extra_depths": [1]}, "extra_depths must be in"),
+    ({"extra_depths": ["x"]}, "integer"),
+    ({"kernels": []}, "at least one"),
+    ({"kernels": ["rbf"]}, "kernels must be among"),
+])
+def test_kernel_choice_errors(state, match):
+    with pytest.raises(ValueError, match=match):
+        request_of(state)
 
 
 # --------------------------------------------------------------------- spectrum
@@ -151,12 +156,20 @@ def test_spectrum_ntk_p3_closed_form_and_zeros():
 
 
 def test_weighted_spectrum_sum_rule_and_guides():
-    r = SpectrumRequest(specs=(K1,), dim=3, kmax=400, weighted=True)()
+    """One response holds μ_k and N(p, k) μ_k (weighting only redraws)."""
+    r = SpectrumRequest(specs=(K1,), dim=3, kmax=400)()
     s = r.series[0]
-    np.testing.assert_allclose(s.y, multiplicity(3, s.k) * s.mu)
-    assert s.y.sum() == pytest.approx(1.0, abs=1e-4)  # Σ N(p,k) μ_k = κ1(1) = 1
+    np.testing.assert_allclose(s.y(weighted=True), multiplicity(3, s.k) * s.mu)
+    np.testing.assert_array_equal(s.y(weighted=False)[s.shown], s.mu[s.shown])
+    assert s.y(weighted=True).sum() == pytest.approx(1.0, abs=1e-4)  # Σ N(p,k) μ_k = κ1(1) = 1
     g = r.guides[0]
-    np.testing.assert_allclose(g.values, g.C * g.k ** g.exponent * multiplicity(3, g.k))
+    np.testing.assert_allclose(10 ** g.log10_of(True), g.C * g.k ** g.exponent * multiplicity(3, g.k))
+    # the weighted slopes are those of N(p, k) μ_k, from the values themselves
+    k, slope = s.slopes(weighted=True)
+    y = multiplicity(3, s.k) * s.mu
+    for kk, sl in zip(k[:20], slope[:20]):
+        a, b = int(kk) - 1, int(kk) + 1
+        assert sl == pytest.approx(math.log(y[b] / y[a]) / math.log(b / a), rel=1e-9)
 
 
 def test_guides_unweighted_match_core_constants():
@@ -164,7 +177,7 @@ def test_guides_unweighted_match_core_constants():
     c3 = 2 ** 2 * math.gamma(1.5) ** 2 / math.pi ** 2  # C(3) = 1/π (spec §2.2)
     assert any(g.C == pytest.approx(c3) and g.exponent == -3 for g in r.guides)
     for g in r.guides:
-        np.testing.assert_allclose(g.values, g.C * g.k ** g.exponent)
+        np.testing.assert_allclose(10 ** g.log10_of(False), g.C * g.k ** g.exponent)
 
 
 def test_local_slopes_of_power_law_with_parity_zeros():
@@ -197,12 +210,16 @@ def test_spectrum_csv():
     r = SpectrumRequest(specs=(NTK2, K1), dim=5, kmax=10)()
     header, rows = r.csv_table("spectrum")
     assert header == ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
-                      "log10_mu", "trustworthy"]
+                      "log10_mu", "trustworthy", "log10_trustworthy"]
     assert len(rows) == 22
     assert [row[3] for row in rows[:11]] == [1, 5] + [
         (2 * k + 3) * math.comb(k + 2, 3) // k for k in range(2, 11)]  # N(5, k), exact ints
     assert [row[4] for row in rows[:11]] == list(r.series[0].mu)
     assert {row[7] for row in rows} <= {"shown", "zero", "unresolved"}
+    assert [row[10] for row in rows[:11]] == list(r.series[0].log10_trustworthy)
+    weighted = r.csv_table("spectrum", weighted=True)[1]
+    assert [row[6] for row in weighted[:11]] == pytest.approx(
+        [n * mu for n, mu in zip(multiplicity(5, np.arange(11)), r.series[0].mu)], rel=1e-13)
     header, rows = r.csv_table("slope")
     assert len(rows) == sum(len(s.slope) for s in r.series)
 
@@ -221,7 +238,7 @@ def test_spectrum_log_space_at_p_1000():
     log10 values stay finite and exact (N(p, k) vs exact integers, μ_k vs mpmath's Gamma)."""
     import mpmath
 
-    r = SpectrumRequest(specs=(K1,), dim=1000, kmax=2000, weighted=True)()
+    r = SpectrumRequest(specs=(K1,), dim=1000, kmax=2000)()
     s = r.series[0]
     assert np.all(np.isfinite(s.log10_multiplicity))
     for k in (308, 1000, 2000):
@@ -235,13 +252,17 @@ def test_spectrum_log_space_at_p_1000():
         exact = mpmath.log10(p * mpmath.gamma(p / 2) ** 2 * mpmath.gamma(mpmath.mpf(k - 1) / 2) ** 2
                              / (8 * mpmath.pi ** 2 * mpmath.gamma(mpmath.mpf(k + p + 1) / 2) ** 2))
         assert abs(s.log10_mu[k] - float(exact)) < 1e-6 / math.log(10)  # ≤ 1e-6 relative in μ
-        assert s.log10_y[k] == pytest.approx(s.log10_mu[k] + s.log10_multiplicity[k], abs=1e-12)
+        assert s.log10_y(True)[k] == pytest.approx(s.log10_mu[k] + s.log10_multiplicity[k],
+                                                   abs=1e-12)
     header, rows = r.csv_table("spectrum")
     assert all(row[8] == "" if row[7] == "zero" else np.isfinite(row[8]) for row in rows)
     # a mu_k that underflowed to 0 (or a subnormal) is never flagged trustworthy in the CSV,
     # while its log10 is (log10_trustworthy, what the panel plots)
     under = [row for row in rows if row[7] != "zero" and abs(row[4]) < np.finfo(float).tiny]
     assert under and not any(row[9] for row in under)
+    # ...and the CSV says which of their log10 values are vouched for
+    assert [row[10] for row in rows] == list(s.log10_trustworthy)
+    assert all(row[10] for row in under if row[7] == "shown" and int(row[2]) % 2 == 0)
     assert np.all(s.log10_trustworthy[even]) and not np.any(s.trustworthy[even][-10:])
     assert rows[1000][3] == (2 * 1000 + 998) * math.comb(1000 + 997, 998) // 1000  # exact int
 
@@ -264,11 +285,11 @@ def test_near_one_csv_has_no_inf_rows_for_a_kernel_infinite_at_one():
 def test_spectrum_iterate_reports_progress_and_can_be_cancelled():
     """13.13: long spectra (new deep activation kernels) report progress per kernel."""
     req = SpectrumRequest(specs=(NTK2, K1, KernelSpec("ntk", 4)), dim=5, kmax=30)
-    items = list(req.iterate())
-    assert [round(i.fraction, 6) for i in items] == [round(1 / 3, 6), round(2 / 3, 6), 1.0]
-    assert all(i.response is None for i in items[:-1])
+    items = []
+    response = run_to_end(req.iterate(), on_item=items.append)
+    assert [round(i.fraction, 6) for i in items] == [round(1 / 3, 6), round(2 / 3, 6)]
     direct = req()
-    for a, b in zip(items[-1].response.series, direct.series):
+    for a, b in zip(response.series, direct.series):
         assert np.array_equal(a.mu, b.mu) and a.label == b.label
     it = req.iterate()
     assert next(it).fraction < 1.0  # stopping here cancels the remaining kernels

@@ -14,8 +14,9 @@ from ntkviz.core.conv.architecture import PRESETS
 from ntkviz.core.conv.gram import image_norms, rel_distances
 from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
 from ntkviz.core.deformations.digits import digit_image, load_digits
-from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, DeformRequest,
-                         StabilityRequest, prepare_user_image)
+from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, ContextResult,
+                         DeformRequest, deform_csv_table, prepare_user_image,
+                         run_to_end)
 
 M1 = PRESETS["M1"]
 
@@ -166,7 +167,7 @@ def _reference_set(per_class):
 
 def test_context_matches_direct_distances():
     x, label = digit_image(5, 0), 5  # the first 5: also in the reference set, so excluded
-    result = ContextRequest(x, label, M1, per_class=2).run()
+    result = ContextRequest(x, label, M1, per_class=2)()
     refs, labels = _reference_set(2)
     nx = image_norms(x, M1)
     direct = {"ckn": [], "ntk": [], "pixel": []}
@@ -192,12 +193,15 @@ def test_context_matches_direct_distances():
 def test_context_is_cached_and_reports_progress():
     x = digit_image(7, 3)
     req = ContextRequest(x, 7, M1, per_class=2)
-    items = list(req.iterate())
-    assert items[-1].result is not None and items[-1].fraction == 1.0
+    items = []
+    result = run_to_end(req.iterate(), on_item=items.append)
+    assert isinstance(result, ContextResult) and all(0 < it.fraction < 1 for it in items)
     fractions = [it.fraction for it in items]
     assert fractions == sorted(fractions) and len(items) > 1
-    again = list(ContextRequest(x.copy(), 7, M1, per_class=2).iterate())
-    assert len(again) == 1 and again[0].result is items[-1].result
+    again = []
+    assert run_to_end(ContextRequest(x.copy(), 7, M1, per_class=2).iterate(),
+                      on_item=again.append) is result
+    assert again == []  # cached: no work, no progress
 
 
 def test_context_cancelled_early_caches_nothing():
@@ -211,7 +215,7 @@ def test_context_cancelled_early_caches_nothing():
 
 def test_context_without_label_counts_every_digit_as_other():
     x = digit_image(2, 50)  # not among the first 2 of its class
-    result = ContextRequest(x, None, M1, per_class=2).run()
+    result = ContextRequest(x, None, M1, per_class=2)()
     assert result.n_same == 0 and result.n_other == 20
     assert math.isnan(result.levels["ckn"]["mean_same"])
     assert result.levels["ckn"]["mean_other"] > 0
@@ -238,9 +242,10 @@ def test_stability_request_runs_the_core_sweep():
     state = {"digits": [0, 100], "amplitude_min": 0.1, "amplitude_max": 1.0,
              "amplitude_count": 2, "seeds": 1, "reference_per_class": 2}
     req = StabilityModel.build_request(StabilityModel.parse(state))
-    items = list(req.iterate())
-    assert items[-1].fraction == pytest.approx(1.0)
-    got = items[-1].result
+    items = []
+    got = run_to_end(req.iterate(), on_item=items.append)
+    assert [len(it.partial.amplitudes) for it in items] == [1, 2]  # partial sweeps
+    assert got.complete and not any(it.partial.complete for it in items)
     assert req().to_csv_rows() == got.to_csv_rows()  # calling runs it to the end
     images, labels = load_digits()
     refs, ref_labels = _reference_set(2)
@@ -261,7 +266,34 @@ def test_context_from_a_zero_digit_is_infinite_never_nan():
     for m in ("ckn", "ntk", "pixel"):
         assert result.levels[m]["mean_other"] == math.inf
         assert result.levels[m]["nearest_other"] == math.inf
-    header, rows = resp.csv_table("context")
+    header, rows = deform_csv_table("context", resp, result)
     values = [r[2] for r in rows]
     assert not any(math.isnan(v) for v in values)
     assert {r[0] for r in rows} == {"deformation", "nearest_other", "mean_other"}  # no label
+
+
+def test_context_distances_are_kept_on_disk_between_sessions(tmp_path, monkeypatch):
+    """A result computed once is read back from the cache folder by a later session (the
+    memory cache emptied) without computing anything; a damaged file is computed again."""
+    import ntkviz.jobs._deform as jobs_deform
+
+    x = digit_image(3, 7)
+    first = ContextRequest(x, 3, M1, per_class=1, cache_dir=str(tmp_path))()
+    files = list(tmp_path.glob("context-*.json"))
+    assert len(files) == 1
+    monkeypatch.setattr(jobs_deform, "_CONTEXT_CACHE", {})
+
+    def no_kernels(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(jobs_deform, "_rel_distances", no_kernels)
+        again = ContextRequest(x.copy(), 3, M1, per_class=1, cache_dir=str(tmp_path))()
+    assert again.levels == first.levels and (again.n_same, again.n_other) == (first.n_same,
+                                                                               first.n_other)
+    # another architecture or label is another file
+    ContextRequest(x, None, M1, per_class=1, cache_dir=str(tmp_path))()
+    assert len(list(tmp_path.glob("context-*.json"))) == 2
+    files[0].write_text("{not json")
+    monkeypatch.setattr(jobs_deform, "_CONTEXT_CACHE", {})
+    assert ContextRequest(x, 3, M1, per_class=1, cache_dir=str(tmp_path))().levels == first.levels

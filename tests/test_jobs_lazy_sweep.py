@@ -21,7 +21,7 @@ SMALL = dict(alphas=(0.1, 10.0), widths=(8, 12), samples=6, steps=300, seeds=2)
 def drain(gen):
     """(yielded partial responses, returned final response)."""
     items = []
-    final = run_to_end(gen, items.append)
+    final = run_to_end(gen, lambda item: items.append(item.partial))
     return items, final
 
 
@@ -95,7 +95,7 @@ def test_stopping_the_generator_cancels():
     request = LazySweepRequest(alphas=(1.0, 2.0), widths=(8,), steps=5000, seeds=2, samples=5)
     gen = request.iterate()
     first = next(gen)  # progress within the first run (5000 steps: chunks of 2000)
-    assert 0 < first.fraction < 0.25 and first.runs().sum() == 0
+    assert 0 < first.fraction < 0.25 and first.partial.runs().sum() == 0
     gen.close()
 
 

@@ -102,8 +102,8 @@ def test_refusals(kwargs, match):
 def test_cancel_between_items():
     it = StabilitySetsRequest(sets=("same", "any"), set_size=2, sweep="patch", values=(3, 5)).iterate()
     first = next(it)
-    assert first.fraction == pytest.approx(0.25) and not first.result.complete
-    assert first.result.count.tolist() == [[2, 0], [0, 0]]
+    assert first.fraction == pytest.approx(0.25) and not first.partial.complete
+    assert first.partial.count.tolist() == [[2, 0], [0, 0]]
     it.close()
 
 

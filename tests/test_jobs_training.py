@@ -6,13 +6,18 @@ import numpy as np
 import pytest
 
 from ntkviz.core.training.dynamics import TrainConfig, train
-from ntkviz.jobs import TrainRequest
+from ntkviz.jobs import Progress, TrainRequest, run_to_end
 
 SMALL = dict(steps=300, frames=20)
 
 
+def request(alpha=0.01, compare_alpha=None, **config):
+    return TrainRequest(TrainConfig(alpha=alpha, width=20, samples=15, teacher=3,
+                                    lr=config.pop("lr", 0.005), **config), compare_alpha)
+
+
 def test_two_runs_share_draws_and_match_the_core():
-    resp = TrainRequest.from_state(dict(alpha=0.02, compare_alpha=50.0, **SMALL))()
+    resp = request(0.02, 50.0, **SMALL)()
     assert resp.done and not resp.diverged and len(resp.runs) == 2
     a, b = resp.runs
     np.testing.assert_array_equal(a.setup.X_train, b.setup.X_train)
@@ -24,16 +29,19 @@ def test_two_runs_share_draws_and_match_the_core():
         np.testing.assert_array_equal(run.frames[-1].neurons, alone.frames[-1].neurons)
 
 
-def test_iterate_yields_growing_cumulative_responses():
-    items = list(TrainRequest.from_state(dict(compare_alpha=None, **SMALL)).iterate())
-    counts = [len(i.runs[0].frames) for i in items]
-    assert counts == list(range(1, len(items) + 1))
-    assert [i.done for i in items] == [False] * (len(items) - 1) + [True]
-    assert items[-1].fraction == 1.0 and all(0 <= i.fraction <= 1 for i in items)
+def test_iterate_yields_growing_cumulative_responses_and_returns_the_last():
+    items = []
+    final = run_to_end(request(**SMALL).iterate(), on_item=items.append)
+    assert all(isinstance(i, Progress) for i in items)
+    partials = [i.partial for i in items] + [final]
+    counts = [len(r.runs[0].frames) for r in partials]
+    assert counts == list(range(1, len(partials) + 1))
+    assert [r.done for r in partials] == [False] * (len(partials) - 1) + [True]
+    assert final.fraction == 1.0 and all(0 <= i.fraction <= 1 for i in items)
 
 
 def test_diverging_run_keeps_the_other_running():
-    resp = TrainRequest.from_state(dict(alpha=0.01, compare_alpha=100.0, lr=0.1, **SMALL))()
+    resp = request(0.01, 100.0, lr=0.1, **SMALL)()
     small, lazy = resp.runs
     assert small.diverged and "diverged" in small.message and not lazy.diverged
     assert resp.frame_count == len(lazy.frames) > len(small.frames)
@@ -42,7 +50,7 @@ def test_diverging_run_keeps_the_other_running():
 
 
 def test_csv_tables_are_the_frames():
-    resp = TrainRequest.from_state(SMALL)()
+    resp = request(compare_alpha=100.0, **SMALL)()
     header, rows = resp.csv_table("metrics")
     assert header[:4] == ["alpha", "tau", "step", "time"]
     assert len(rows) == sum(len(r.frames) for r in resp.runs)
@@ -62,6 +70,6 @@ def test_csv_tables_are_the_frames():
                                          "compare_alpha"), ({"lr": float("inf")}, "lr"),
                                          ({"init": "zeros"}, "init")])
 def test_bad_state_names_the_field(state, match):
-    assert TrainRequest.from_state(TrainRequest().state()) == TrainRequest()
+    compare = state.pop("compare_alpha", 100.0)
     with pytest.raises(ValueError, match=match):
-        TrainRequest.from_state(state)
+        TrainRequest(TrainConfig(**state), compare)

@@ -16,14 +16,13 @@ def test_names_match_the_core():
     from ntkviz.core.deformations.digits import load_digits
     from ntkviz.core.kernels.dotkernel import KERNEL_NAMES
     from ntkviz.core.deformations.stability import FAMILIES
-    from ntkviz.jobs import DEFORM_VIEWS
 
     assert L.KERNEL_NAMES == KERNEL_NAMES and L.ACTIVATIONS == ACTIVATIONS
     assert set(L.ARCCOS_KERNELS) | set(L.DEEP_KERNELS) == set(KERNEL_NAMES)
     assert L.ARCH_PRESETS == tuple(PRESETS) and L.CONV_MODES == MODES
     assert L.POOLINGS == POOLINGS and L.PATCH_KERNELS == PATCH_KERNELS
     assert L.PATCH_NORMALIZATIONS == PATCH_NORMALIZATIONS
-    assert L.FAMILIES == FAMILIES and L.DEFORM_VIEWS == DEFORM_VIEWS
+    assert L.FAMILIES == FAMILIES
     assert L.IMAGE_SIDE_RANGE[1] == MAX_IMAGE_SIDE and L.MAX_CHANNELS == MAX_CHANNELS
     labels = load_digits()[1]
     assert all((labels == k).sum() == L.BUNDLED_PER_CLASS for k in range(10))

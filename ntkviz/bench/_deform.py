@@ -75,7 +75,7 @@ def _scripted_drag(repeats: int) -> list[Result]:
     app = ensure_app()
     dispatcher = Dispatcher()
     panel = QtDeformationPanel(dispatcher)
-    panel.context_per_class = 1  # the context job is not what is measured
+    panel.model.context_per_class = 1  # the context job is not what is measured
     panel.resize(1300, 850)
     panel.show()
     rates, latencies = [], []

@@ -4,7 +4,7 @@ A ``--session`` file is checked whole before any window opens
 (:func:`ntkviz.gui.session.read_session`, the app's own check): an unreadable
 file, a file that is not an ntkviz session, an unknown panel or any invalid
 parameter is refused with one line naming it (exit code 2), so the app never
-starts from a half-applied session. ``--tab`` must name a registered panel.
+starts from a half-applied session. ``--tab`` must name a declared panel (or its earlier name).
 
 ``--screenshot`` saves the window once the tab has drawn. A tab that computes only
 on demand (stability, classification) is started as its Start button would, with
@@ -27,12 +27,15 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from ntkviz import panels
     from ntkviz.cli._common import progress_line
-    from ntkviz.cli._export import registry
 
-    titles = registry().TITLES
-    if args.tab is not None and args.tab not in titles:
-        raise CliError(f"--tab must be one of {', '.join(titles)}; got {args.tab!r}")
+    if args.tab is not None:
+        try:
+            args.tab = panels.spec(args.tab).key
+        except ValueError:
+            raise CliError(f"--tab must be one of {', '.join(panels.keys())}; "
+                           f"got {args.tab!r}") from None
     if args.session:
         from ntkviz.gui.session import read_session
 

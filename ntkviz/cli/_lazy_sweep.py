@@ -133,7 +133,7 @@ def run(args) -> int:
                           "[{elapsed}<{remaining}]")
 
     def progress(item) -> None:
-        latest["response"] = item
+        latest["response"] = item.partial
         bar.update(round(item.fraction * request.run_count, 1) - bar.n)  # drawn at most every 0.5 s
 
     start = time.perf_counter()

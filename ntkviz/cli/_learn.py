@@ -41,7 +41,7 @@ def parse_target(text: str, kmax: int = 2000):
     """A :class:`ntkviz.core.learning.Target` from ``k:c,...``, ``harmonic:K``, ``ridge:T``,
     ``step:T`` or ``abs`` (the panel's parser: one line naming --target otherwise)."""
     from ntkviz.core.learning import Target
-    from ntkviz.models.generalisation import parse_target_text
+    from ntkviz.models.learning import parse_target_text
 
     try:
         return Target(**parse_target_text(text, kmax))

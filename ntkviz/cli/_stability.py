@@ -88,7 +88,7 @@ def swept_digits(n: int, references: int) -> tuple[int, ...]:
 
 def run(args) -> int:
     from ntkviz.cli._common import progress_line
-    from ntkviz.jobs import StabilityRequest
+    from ntkviz.jobs import StabilityRequest, run_to_end
 
     if args.view == "sets":
         return run_sets(args)
@@ -100,8 +100,8 @@ def run(args) -> int:
                                amplitudes=tuple(args.amplitudes), seeds=tuple(range(args.seeds)),
                                architecture=arch, reference_per_class=args.references,
                                maps=tuple(args.maps), scattering=scattering)
-    item = None
-    for item in request.iterate():
-        progress_line(f"stability ({item.message})", item.fraction, final=item.result.complete)
-    write_csv(out, *item.result.to_csv_rows())
+    result = run_to_end(request.iterate(), on_item=lambda item: progress_line(
+        f"stability ({item.message})", item.fraction))
+    progress_line("stability (reference levels done)", 1.0, final=True)
+    write_csv(out, *result.to_csv_rows())
     return 0

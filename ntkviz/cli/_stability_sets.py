@@ -91,7 +91,7 @@ def refuse_sets_options(args) -> None:
 def run_sets(args) -> int:
     from ntkviz.cli._common import progress_line
     from ntkviz.cli._gram import load_model
-    from ntkviz.jobs import StabilitySetsRequest
+    from ntkviz.jobs import StabilitySetsRequest, run_to_end
 
     for name, default in args.sweep_defaults.items():
         if getattr(args, name) != default:
@@ -105,10 +105,8 @@ def run_sets(args) -> int:
     if "sweep" in given:
         given["sweep"], given["values"] = given["sweep"]
     request = StabilitySetsRequest(architecture=load_model(args.model), **given)  # the rest: its defaults
-    item = None
-    for item in request.iterate():
-        progress_line("stability sets", item.fraction, final=item.fraction >= 1.0)
-    result = item.result
+    result = run_to_end(request.iterate(), on_item=lambda item: progress_line("stability sets", item.fraction))
+    progress_line("stability sets", 1.0, final=True)
     write_csv(out, *result.csv_table())
     print(f"stability sets: reference {result.reference_name} (label {result.reference_label}), "
           f"x axis: {result.axis_label} ({result.axis_reading}); {result.note or result.source}; "

@@ -1,7 +1,7 @@
-"""The figure gallery: every view of every registered panel, rendered to look at.
+"""The figure gallery: every view of every declared panel, rendered to look at.
 
 ``python -m ntkviz.gallery OUTDIR [--reduced] [--panels kernel,spectrum]``
-renders, for each panel of :data:`ntkviz.gui.panels.PANELS` and each case of
+renders, for each panel of :data:`ntkviz.panels.PANELS` and each case of
 its model's ``gallery_cases()`` (the default and the extreme parameters; just
 the defaults for a model without that method), every view of
 ``panel.plot_items()`` as PNG and SVG at 640×400, at the on-screen size and at
@@ -47,7 +47,7 @@ class GalleryReport:
 def cases_of(key: str, reduced: bool = False) -> dict[str, dict]:
     """Panel ``key``'s gallery cases: name -> session state (``{"default": {}}`` when
     its model has no ``gallery_cases``); ``reduced``: the default case only."""
-    from ntkviz.gui.panels import model_class
+    from ntkviz.panels import model_class
 
     model = model_class(key)
     cases = getattr(model, "gallery_cases", None)
@@ -63,7 +63,7 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
     ``panels``/``cases`` restrict it to these panel keys / case names (``cases``
     given: those cases even when ``reduced``, which then only limits the sizes)."""
     from ntkviz.gui.headless import build_panel, ensure_app
-    from ntkviz.gui.panels import keys, panel_class
+    from ntkviz.panels import keys, view_class
 
     ensure_app()
     outdir = Path(outdir)
@@ -84,7 +84,7 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
             folder = outdir / key / case
             folder.mkdir(parents=True, exist_ok=True)
             try:
-                panel = build_panel(panel_class(key), state, timeout_s=timeout_s)
+                panel = build_panel(view_class(key), state, timeout_s=timeout_s)
             except Exception as exc:  # noqa: BLE001 - reported, the gallery goes on
                 report.problems.append((f"{key}/{case}", f"not computed: {exc}"))
                 log(f"{key}/{case}: NOT COMPUTED: {exc}")

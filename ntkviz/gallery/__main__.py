@@ -20,13 +20,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated case names (default: all)")
     args = parser.parse_args(argv)
 
+    from ntkviz import panels as specs
     from ntkviz.gallery import render_gallery
-    from ntkviz.gui.panels import keys
 
     panels = [p.strip() for p in args.panels.split(",") if p.strip()] or None
-    unknown = sorted(set(panels or ()) - set(keys()))
-    if unknown:
-        parser.error(f"--panels: unknown panel {unknown[0]!r} (known: {', '.join(keys())})")
+    try:
+        panels = None if panels is None else [specs.spec(p).key for p in panels]
+    except ValueError:
+        unknown = next(p for p in panels if p not in {n for s in specs.specs() for n in s.names})
+        parser.error(f"--panels: unknown panel {unknown!r} (known: {', '.join(specs.keys())})")
     cases = [c.strip() for c in args.cases.split(",") if c.strip()] or None
     report = render_gallery(args.outdir, reduced=args.reduced, panels=panels, cases=cases)
     for where, text in report.problems:

@@ -46,12 +46,12 @@ def create_app(argv: list[str] | None = None):
 SCREENSHOT_STALL_S = 300
 
 
-def _screenshot_when_ready(app, window, panel, path: str, dispatcher=None,
-                           stall_s: float = SCREENSHOT_STALL_S, progress=None) -> dict:
+def _screenshot_when_ready(app, window, panel, path: str, stall_s: float = SCREENSHOT_STALL_S,
+                           progress=None) -> dict:
     """Grab ``window`` to ``path`` once ``panel`` has drawn, then quit (exit code 0).
 
     Never an empty picture: if the panel reports an error before it has drawn, or sends
-    neither a result nor a progress item (``dispatcher.yielded``) for ``stall_s``
+    neither a result nor a progress item (``panel.slot.yielded``) for ``stall_s``
     seconds, nothing is saved, the event loop exits with code 1 and the returned dict's
     ``"error"`` says why. ``progress(fraction, final)``, if given, follows the panel's
     job (items with a ``fraction``)."""
@@ -90,8 +90,8 @@ def _screenshot_when_ready(app, window, panel, path: str, dispatcher=None,
         if state["phase"] == "waiting" and panel.last_error:
             finish(f"{panel.title}: {panel.last_error}")
 
-    def on_yielded(key, _rid, item):
-        if key != panel.key or state["phase"] != "waiting":
+    def on_yielded(_rid, item, _params):
+        if state["phase"] != "waiting":
             return
         stall.start()
         fraction = getattr(item, "fraction", None)
@@ -104,8 +104,7 @@ def _screenshot_when_ready(app, window, panel, path: str, dispatcher=None,
                                          "without progress"))
     panel.computed.connect(on_computed)
     panel.status.connect(on_status)
-    if dispatcher is not None:
-        dispatcher.yielded.connect(on_yielded)
+    panel.slot.yielded.connect(on_yielded)
     stall.start()
     if panel.response is not None:
         on_computed()
@@ -160,14 +159,15 @@ def main(session: str | None = None, screenshot: str | None = None, tab: str | N
     outcome = None
     if screenshot:
         outcome = _screenshot_when_ready(app, window, window.current_panel(), screenshot,
-                                         dispatcher, progress=progress)
+                                         progress=progress)
     return _finish(dispatcher, _screenshot_exit(outcome, app.exec(), "ntkviz gui"))
 
 
 def _finish(dispatcher, rc: int) -> int:
-    """Stop the workers; if a job is still running after the wait (a long numba call
-    cannot be interrupted), end the process now rather than finalise Python under a
-    running thread."""
+    """Stop the workers (cancel every job, wait until the one deadline of
+    :meth:`Dispatcher.shutdown`, :data:`ntkviz.gui.workers.QUIT_WAIT_MS`); if a job is
+    still running then (a long numba call cannot be interrupted), end the process now
+    rather than finalise Python under a running thread."""
     if not dispatcher.shutdown():
         import os
 
@@ -186,9 +186,11 @@ def run_standalone(panel_cls, argv: list[str] | None = None) -> int:
 
     from PySide6 import QtCore
 
+    from ntkviz.gui.panels._base import spec_of_view
     from ntkviz.gui.workers import Dispatcher
 
-    parser = argparse.ArgumentParser(description=f"ntkviz panel: {panel_cls.title}")
+    title = spec_of_view(panel_cls).title
+    parser = argparse.ArgumentParser(description=f"ntkviz panel: {title}")
     parser.add_argument("--screenshot", metavar="FILE.png")
     parser.add_argument("--quit-after", type=int, metavar="MS")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
@@ -197,13 +199,13 @@ def run_standalone(panel_cls, argv: list[str] | None = None) -> int:
     app.aboutToQuit.connect(dispatcher.shutdown)
     panel = panel_cls(dispatcher)
     panel.status.connect(lambda text: panel.setWindowTitle(f"ntkviz — {text}"))
-    panel.setWindowTitle(f"ntkviz — {panel_cls.title}")
+    panel.setWindowTitle(f"ntkviz — {title}")
     panel.resize(1200, 760)
     panel.show()
     panel.start()
     outcome = None
     if args.screenshot:
-        outcome = _screenshot_when_ready(app, panel, panel, args.screenshot, dispatcher)
+        outcome = _screenshot_when_ready(app, panel, panel, args.screenshot)
     if args.quit_after:
         QtCore.QTimer.singleShot(args.quit_after, app.quit)
-    return _finish(dispatcher, _screenshot_exit(outcome, app.exec(), panel_cls.title))
+    return _finish(dispatcher, _screenshot_exit(outcome, app.exec(), title))

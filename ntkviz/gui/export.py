@@ -488,9 +488,13 @@ def file_filter(suffixes: Sequence[str] = EXPORT_SUFFIXES) -> str:
 def export_view(panel, view: str | None, path, width: int | None = None,
                 height: int | None = None) -> Path:
     """Write ``view`` (default: the first) of ``panel`` to ``path``; the format comes
-    from the suffix (:data:`WRITERS`)."""
+    from the suffix (:data:`WRITERS`). A panel whose plots show no result of its current
+    parameters is refused (``ValueError``: what the plots say instead)."""
     path = Path(path)
     writer = writer_for(path)
+    check = getattr(panel, "check_current", None)
+    if check is not None:
+        check()
     items = panel.plot_items()
     view = view or next(iter(items))
     if view not in items:

@@ -62,33 +62,33 @@ def wait_computed(panel, timeout_s: float = 120.0, request_id: int | None = None
 
     loop = QtCore.QEventLoop()
     outcome: dict = {}
-    want = panel.dispatcher.latest_id(panel.key) if request_id is None else request_id
+    want = panel.slot.latest_id() if request_id is None else request_id
 
     def on_computed(rid):
         if rid >= want:
             outcome["ok"] = True
             loop.quit()
 
-    def on_error(key, rid, message):
-        if key == panel.key and rid >= want:
+    def on_error(rid, message, _params):
+        if rid >= want:
             outcome["error"] = message
             loop.quit()
 
     panel.computed.connect(on_computed)
-    panel.dispatcher.errored.connect(on_error)
+    panel.slot.errored.connect(on_error)
     timer = QtCore.QTimer()
     timer.setSingleShot(True)
     timer.timeout.connect(loop.quit)
     timer.start(int(timeout_s * 1000))
     try:
-        if panel.response is None or panel.dispatcher.is_busy(panel.key):
+        if not panel.is_current() or panel.slot.is_busy():
             loop.exec()
         else:
             outcome["ok"] = True
     finally:
         timer.stop()
         panel.computed.disconnect(on_computed)
-        panel.dispatcher.errored.disconnect(on_error)
+        panel.slot.errored.disconnect(on_error)
     if "error" in outcome:
         raise ValueError(outcome["error"])
     if not outcome:
@@ -126,8 +126,9 @@ def build_panel(panel_cls, state: dict | None = None, dispatcher=None,
 
 
 def render_panel(panel_cls, state: dict | None, view: str | None, path, width: int | None = None,
-                 timeout_s: float = 120.0, height: int | None = None) -> Path:
-    """Build ``panel_cls`` offscreen with ``state`` and export ``view`` to ``path``.
+                 timeout_s: float = 120.0, height: int | None = None, size=None, prepare=None):
+    """Build ``panel_cls`` offscreen with ``state`` and export ``view`` to ``path``;
+    returns the response drawn.
 
     Parameters
     ----------
@@ -142,6 +143,10 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
     width, height : int, optional
         Image size in pixels (default: the on-screen size; a missing height keeps
         the panel's aspect ratio).
+    size : (int, int), optional
+        The offscreen panel's size (default :data:`PANEL_SIZE`).
+    prepare : callable, optional
+        ``prepare(panel)`` once it has drawn, before the file is written.
 
     Raises
     ------
@@ -153,11 +158,13 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
 
     path = Path(path)
     writer_for(path)  # an unknown suffix is refused before computing
-    panel = build_panel(panel_cls, state, timeout_s=timeout_s)
+    panel = build_panel(panel_cls, state, size=size or PANEL_SIZE, timeout_s=timeout_s)
     try:
+        if prepare is not None:
+            prepare(panel)
         export_view(panel, view, path, width, height)
+        return panel.response
     finally:
         panel.dispatcher.shutdown()
         panel.close()
         panel.deleteLater()
-    return path

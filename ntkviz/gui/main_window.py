@@ -1,9 +1,10 @@
-"""The main window: one tab per registered panel, menus, messages, sessions.
+"""The main window: one tab per declared panel, menus, messages.
 
-* Tabs: one per line of :data:`ntkviz.gui.panels.PANELS` (a panel is built when
-  its tab is first shown or it is looked up in ``panels``); the window never
-  needs editing for a new panel. Start-up: :mod:`ntkviz.gui.startup`; session
-  files: :mod:`ntkviz.gui.session`.
+* Tabs: one per :class:`~ntkviz.panels.PanelSpec` of :data:`ntkviz.panels.PANELS` (a
+  panel is built when its tab is first shown or it is looked up in ``panels``); the
+  window never needs editing for a new panel. Start-up: :mod:`ntkviz.gui.startup`;
+  sessions and settings: :mod:`ntkviz.gui.session_controller`; jobs' progress and
+  Cancel: :mod:`ntkviz.gui.status`.
 * File: Export… (Ctrl+E: a view of the current panel, in any format of
   :data:`ntkviz.gui.export.WRITERS`; an existing file is replaced only after
   asking), Save session… (Ctrl+S), Open session… (Ctrl+O), Quit (Ctrl+Q).
@@ -11,30 +12,25 @@
 * Help: the maths of the current panel (F1), About.
 * Errors appear in a message bar above the tabs and stay there until dismissed
   or replaced by the next message; every message is kept in the log (View →
-  Messages…). The status bar shows the current panel's own text only, the
-  numba warm-up state, and a progress bar with Cancel for long jobs of panels
-  that have no Cancel button of their own (one Cancel per job).
-* QSettings keep the geometry, the current tab and every panel's parameters.
+  Messages…). The status bar shows the current panel's own text only, what the
+  start-up prepares, and the progress of long jobs (named by their tab) with a
+  Cancel for jobs whose panel has none of its own.
 """
 from __future__ import annotations
 
-import json
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.panels import PANELS, TITLES, resolve
-from ntkviz.gui.session import SESSION_FORMAT, Session, read_session, validate_session, \
-    write_session
-from ntkviz.gui.startup import BACKGROUND_KEYS, import_core, start_window, warm_up_kernels
+from ntkviz import panels as panel_specs
+from ntkviz.gui.session import SESSION_FORMAT
+from ntkviz.gui.session_controller import SessionController
+from ntkviz.gui.startup import Startup, warm_up_kernels
+from ntkviz.gui.status import JobStatus
 
 __all__ = ["MainWindow", "ExportDialog", "MessageBar", "SESSION_FORMAT", "warm_up_kernels"]
-
-#: show the progress bar when a job has been running this long
-PROGRESS_DELAY_MS = 400
 
 
 class _LazyPanels(Mapping):
@@ -47,13 +43,13 @@ class _LazyPanels(Mapping):
         return self._window._panel(key)
 
     def __iter__(self):
-        return iter(list(self._window._targets))
+        return iter(self._window.keys())
 
     def __len__(self):
-        return len(self._window._targets)
+        return len(self._window.keys())
 
     def __contains__(self, key):
-        return key in self._window._targets
+        return key in self._window.keys()
 
 
 class ExportDialog(QtWidgets.QDialog):
@@ -174,7 +170,7 @@ def default_size(screen) -> tuple[int, int]:
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    """Tabs built from :data:`ntkviz.gui.panels.PANELS` around a shared dispatcher.
+    """Tabs of the declared panels around a shared dispatcher.
 
     ``settings`` defaults to the application's ``QSettings``; ``panels`` limits the
     tabs to these keys (tests)."""
@@ -190,15 +186,9 @@ class MainWindow(QtWidgets.QMainWindow):
         #: every panel by key; a panel is built (imported, constructed, given its
         #: restored parameters) the first time it is looked up or its tab is shown
         self.panels = _LazyPanels(self)
-        self._targets: dict[str, str] = {}
+        self._specs = {s.key: s for s in panel_specs.specs() if panels is None or s.key in panels}
         self._built: dict[str, object] = {}
-        self._pending: dict[str, dict] = {}  # restored parameters of panels not built yet
         self._pages: dict[str, QtWidgets.QWidget] = {}
-        self._started = False
-        self._start_requested = False
-        self._start_on_demand = False
-        dispatcher.returned.connect(self._on_job_done)
-        dispatcher.errored.connect(self._on_job_error)
         self._panel_text: dict[str, str] = {}  # each panel's last status text
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -210,42 +200,23 @@ class MainWindow(QtWidgets.QMainWindow):
         lay.addWidget(self.messages)
         lay.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        self._build_status_bar()
-        for key, _title, target in PANELS:
-            if panels is not None and key not in panels:
-                continue
+        self.status = JobStatus(dispatcher)
+        self.statusBar().addPermanentWidget(self.status)
+        self.status.cancelled.connect(lambda: self.show_message("computation cancelled"))
+        self.progress, self.cancel_button = self.status.progress, self.status.cancel_button
+        self.compile_label = self.status.compile_label
+        for key, spec in self._specs.items():
             page = QtWidgets.QWidget()
             QtWidgets.QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
-            self._targets[key] = target
             self._pages[key] = page
-            self.tabs.addTab(page, TITLES.get(key, key))
+            self.tabs.addTab(page, spec.title)
+        self.sessions = SessionController(self, self.settings)
+        self.startup = Startup(self, dispatcher)
         self._build_menus()
-        dispatcher.busy.connect(self._on_busy)
-        dispatcher.yielded.connect(self._on_yielded)
-        self._busy_since: dict[str, QtCore.QElapsedTimer] = {}
-        self._progress_timer = QtCore.QTimer(self)
-        self._progress_timer.setInterval(100)
-        self._progress_timer.timeout.connect(self._update_progress)
         self.resize(*default_size(self.screen()))
-        self.restore_settings()
+        self.sessions.restore_settings()
         self._panel_at(self.tabs.currentIndex())  # only the visible panel is built now
         self.tabs.currentChanged.connect(self._on_tab_changed)
-
-    # ------------------------------------------------------------- building
-    def _build_status_bar(self) -> None:
-        sb = self.statusBar()
-        self.compile_label = QtWidgets.QLabel("")
-        self.progress = QtWidgets.QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.progress.setTextVisible(True)
-        self.cancel_button = QtWidgets.QPushButton("Cancel")
-        self.cancel_button.setToolTip("stop the running computation (its panel keeps its "
-                                      "last result)")
-        self.cancel_button.clicked.connect(self.cancel_jobs)
-        for w in (self.compile_label, self.progress, self.cancel_button):
-            sb.addPermanentWidget(w)
-        self.progress.hide()
-        self.cancel_button.hide()
 
     def _action(self, menu, text, slot, shortcut=None, tip=""):
         act = QtGui.QAction(text, self)
@@ -263,15 +234,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(f, "&Export…", self.export_dialog, "Ctrl+E",
                      "export the current plot as PNG/SVG or its data as CSV")
         f.addSeparator()
-        self._action(f, "&Open session…", self.open_session_dialog, "Ctrl+O",
+        self._action(f, "&Open session…", self.sessions.open_dialog, "Ctrl+O",
                      "restore every panel's parameters from a JSON session file")
-        self._action(f, "&Save session…", self.save_session_dialog, "Ctrl+S",
+        self._action(f, "&Save session…", self.sessions.save_dialog, "Ctrl+S",
                      "save every panel's parameters and seeds to a JSON file")
         f.addSeparator()
         self._action(f, "&Quit", self.close, "Ctrl+Q")
         v = mb.addMenu("&View")
-        for i, key in enumerate(self._targets):
-            self._action(v, TITLES.get(key, key), lambda _=False, k=key: self.show_panel(k),
+        for i, (key, spec) in enumerate(self._specs.items()):
+            self._action(v, spec.title, lambda _=False, k=key: self.show_panel(k),
                          f"Ctrl+{i + 1}" if i < 9 else None)
         v.addSeparator()
         self._action(v, "&Messages…", self.show_log, "Ctrl+M",
@@ -280,43 +251,41 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(h, "&Maths of this panel", self.show_maths, "F1")
         self._action(h, "&About ntkviz", self.show_about)
 
-    # ------------------------------------------------------------ start-up
     def start(self, *, on_demand: bool = False) -> None:
-        """Import the core on a worker, compute the visible panel, then the other
-        built panels and the numba warm-up (:func:`ntkviz.gui.startup.start_window`).
-        A panel that computes only on demand (``auto_compute`` False) is not started,
-        unless it is the visible one and ``on_demand`` (``ntkviz gui --screenshot``)."""
-        self._start_requested = True
-        self._start_on_demand = on_demand
-        if "ntkviz.jobs" not in sys.modules:
-            # the numeric core (numba, scipy: about a second) is imported on a worker
-            # after the window has shown (importing it meanwhile delays the window
-            # and not the first plot); computing starts once it is loaded
-            self.compile_label.setText("loading the computation modules…")
-            model = getattr(self.current_panel(), "model", None)
-            self.dispatcher.submit("_core", lambda: import_core(model), immediate=True)
-            return
-        start_window(self)
+        """Start computing (:class:`ntkviz.gui.startup.Startup`); ``on_demand``: the
+        visible panel computes even if it computes only when asked (screenshots)."""
+        self.startup.start(on_demand)
 
-    # ------------------------------------------------------- lazy panels
+    # --------------------------------------------------------------- panels
+    def keys(self) -> list[str]:
+        """The keys of the window's panels, in tab order."""
+        return list(self._specs)
+
+    def specs(self) -> list:
+        """The :class:`~ntkviz.panels.PanelSpec` of the window's panels, in tab order."""
+        return list(self._specs.values())
+
+    def built_panels(self) -> list:
+        """The panels built so far."""
+        return list(self._built.values())
+
     def _panel(self, key: str):
         """The panel ``key``, built now if needed (``KeyError`` if it is unknown or
-        cannot be built; the reason then goes to the status bar)."""
+        cannot be built; the reason then goes to the message bar)."""
         panel = self._built.get(key)
         if panel is not None:
             return panel
-        if key not in self._targets:
-            raise KeyError(key)
+        spec = self._specs[key]
         try:
-            panel = resolve(self._targets[key])(self.dispatcher)
+            panel = panel_specs.resolve(spec.view)(self.dispatcher, spec=spec)
         except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the app
-            self.show_message(f"the {TITLES.get(key, key)} tab cannot be shown: "
+            self.show_message(f"the {spec.title} tab cannot be shown: "
                               f"{type(exc).__name__}: {exc}", error=True)
             raise KeyError(key) from None
         self._built[key] = panel
         panel.status.connect(self._on_panel_status)
         self._pages[key].layout().addWidget(panel)
-        state = self._pending.pop(key, None)
+        state = self.sessions.take(key)
         if state is not None:
             try:
                 with panel.refresh_suspended():
@@ -324,7 +293,7 @@ class MainWindow(QtWidgets.QMainWindow):
             except (ValueError, TypeError, KeyError):
                 self.show_message(f"{panel.title}: the last parameters could not be restored; "
                                   f"defaults used")
-        if self._started and panel.auto_compute:
+        if self.startup.started and panel.auto_compute:
             panel.start()
         return panel
 
@@ -334,45 +303,29 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _panel_at(self, index: int):
         key = self._key_at(index)
-        if key is None:
-            return None
+        return None if key is None else self.panels.get(key)
+
+    def current_panel(self):
+        """The panel of the current tab (built if needed), or ``None``."""
+        return self._panel_at(self.tabs.currentIndex())
+
+    def show_panel(self, key: str) -> None:
+        """Show the tab of panel ``key`` (or of a panel of that earlier name)."""
         try:
-            return self._panel(key)
-        except KeyError:
-            return None
+            key = panel_specs.spec(key).key
+        except ValueError:
+            pass
+        if key not in self._pages:
+            self.show_message(f"no panel {key!r}; panels: {', '.join(self._pages)}", error=True)
+            return
+        self.tabs.setCurrentWidget(self._pages[key])
 
     def _on_tab_changed(self, index: int) -> None:
         panel = self._panel_at(index)
         text = self._panel_text.get(getattr(panel, "key", None), "")
         self._show_status(text, error=bool(getattr(panel, "last_error", "")))
 
-    def _on_job_done(self, key: str, rid: int, response) -> None:
-        if key == "_core":
-            if self._start_requested and not self._started:
-                start_window(self)
-        elif key == "_warmup":
-            self.compile_label.setText("")
-            self._show_note("computations ready")
-
-    def _on_job_error(self, key: str, rid: int, message: str) -> None:
-        if key == "_core":
-            self.compile_label.setText("")
-            self.show_message(f"cannot load the computation modules: {message}", error=True)
-        elif key == "_warmup":
-            self.compile_label.setText("")
-            self.show_message(f"preparing the computations failed: {message}", error=True)
-
-    # ------------------------------------------------------------- panels
-    def current_panel(self):
-        """The panel of the current tab (built if needed), or ``None``."""
-        return self._panel_at(self.tabs.currentIndex())
-
-    def show_panel(self, key: str) -> None:
-        if key not in self._pages:
-            self.show_message(f"no panel {key!r}; panels: {', '.join(self._pages)}", error=True)
-            return
-        self.tabs.setCurrentWidget(self._pages[key])
-
+    # ------------------------------------------------------------- messages
     def show_message(self, text: str, error: bool = False) -> None:
         """A message of the window (sessions, exports, start-up): an error stays in the
         message bar until dismissed or replaced; other messages show in the status bar
@@ -382,12 +335,11 @@ class MainWindow(QtWidgets.QMainWindow):
             self.messages.show_error(text)
         else:
             self.messages.dismiss()
-            self._show_note(text)
+            self.show_note(text)
 
-    def _show_note(self, text: str, seconds: float = 15.0) -> None:
+    def show_note(self, text: str, seconds: float = 15.0) -> None:
         """A passing note (logged): shown in the status bar for a while, then the
-        current panel's status line comes back. An error in the message bar stays
-        (a note of the window's own, e.g. the end of start-up, supersedes nothing)."""
+        current panel's status line comes back. An error in the message bar stays."""
         self.messages.record(text, False)
         self.statusBar().setStyleSheet("")
         self.statusBar().showMessage(text)
@@ -412,74 +364,18 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_panel_status(self, text: str) -> None:
         """A panel's status line: logged; shown only if that panel is the current one."""
         panel = self.sender()
-        key = getattr(panel, "key", None)
         error = bool(getattr(panel, "last_error", ""))
-        self._panel_text[key] = text
+        self._panel_text[panel.key] = text
         self.messages.record(text, error)
         if panel is self._built.get(self._key_at(self.tabs.currentIndex())):
             self._show_status(text, error)
 
     def show_log(self) -> None:
         """The message log (View → Messages…)."""
-        dlg = QtWidgets.QDialog(self)
-        dlg.setWindowTitle("Messages")
-        view = QtWidgets.QPlainTextEdit()
-        view.setReadOnly(True)
-        view.setPlainText("\n".join(f"{t}  {'error: ' if e else ''}{m}"
-                                    for t, m, e in self.messages.log) or "no messages")
-        lay = QtWidgets.QVBoxLayout(dlg)
-        lay.addWidget(view)
-        dlg.resize(720, 400)
-        dlg.show()
-        self._log_dialog = dlg
+        self._log_dialog = _text_dialog(self, "Messages", "\n".join(
+            f"{t}  {'error: ' if e else ''}{m}" for t, m, e in self.messages.log) or "no messages")
 
-    # ------------------------------------------------------------ progress
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if busy:
-            t = QtCore.QElapsedTimer()
-            t.start()
-            self._busy_since[key] = t
-            self._progress_timer.start()
-        else:
-            self._busy_since.pop(key, None)
-            if not self._busy_since:
-                self._progress_timer.stop()
-                self.progress.hide()
-                self.cancel_button.hide()
-
-    def _long_jobs(self) -> list[str]:
-        return [k for k, t in self._busy_since.items()
-                if t.elapsed() >= PROGRESS_DELAY_MS and k not in BACKGROUND_KEYS]
-
-    def _cancellable_here(self) -> list[str]:
-        """Long jobs whose panel has no Cancel button of its own (one Cancel per job):
-        a panel's ``own_cancel`` covers the jobs under its key, ``own_cancel_jobs``
-        lists its other ones."""
-        own = {k for k, panel in self._built.items() if getattr(panel, "own_cancel", False)}
-        for panel in self._built.values():
-            own.update(getattr(panel, "own_cancel_jobs", ()))
-        return [k for k in self._long_jobs() if k not in own]
-
-    def _update_progress(self) -> None:
-        show = bool(self._long_jobs())
-        if show and not self.progress.isVisible():
-            self.progress.setRange(0, 0)  # indeterminate until a fraction arrives
-        self.progress.setVisible(show)
-        self.cancel_button.setVisible(bool(self._cancellable_here()))
-
-    def _on_yielded(self, key: str, rid: int, item) -> None:
-        fraction = getattr(item, "fraction", None)
-        if fraction is not None:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(round(1000 * max(0.0, min(1.0, float(fraction))))))
-
-    def cancel_jobs(self) -> None:
-        """Cancel every running job (the panels keep their last result)."""
-        for key in self._cancellable_here():
-            self.dispatcher.cancel(key)
-        self.show_message("computation cancelled")
-
-    # -------------------------------------------------------------- export
+    # --------------------------------------------------------------- export
     def export_current(self, path, view: str | None = None, width: int | None = None) -> Path:
         """Export ``view`` (default: the first) of the current panel to ``path`` (format
         from the suffix: :data:`ntkviz.gui.export.WRITERS`; PNG ``width`` px)."""
@@ -505,134 +401,51 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------- sessions
     def session(self) -> dict:
-        """The JSON-serialisable session: every panel's state and the current tab."""
-        from ntkviz import __version__
-
-        current = self.current_panel()
-        return Session(getattr(current, "key", None), self._states()).to_json(__version__)
-
-    def _states(self) -> dict:
-        """Every panel's parameters: built panels are asked, the others keep the
-        parameters they were restored with (panels never built and never restored
-        have their defaults, so they are left out)."""
-        states = {k: dict(v) for k, v in self._pending.items()}
-        states.update({k: p.state() for k, p in self._built.items()})
-        return {k: states[k] for k in self._targets if k in states}
+        """The JSON-serialisable session (:meth:`SessionController.session`)."""
+        return self.sessions.session()
 
     def save_session(self, path) -> None:
-        from ntkviz import __version__
-
-        write_session(path, Session(self.session()["current"], self._states()), __version__)
+        self.sessions.save(path)
 
     def apply_session(self, data, build: bool = True) -> None:
-        """Validate the whole session ``data`` (every panel's parameters through its
-        model), then apply it; ``ValueError`` naming the first bad field and nothing
-        changed otherwise. ``build=False`` (start-up): panels not built yet keep their
-        parameters until they are built."""
-        try:
-            session = validate_session(data, list(self._targets))
-        except RecursionError:
-            raise ValueError("not a session (nested too deeply)") from None
-        self._apply(session, build)
-
-    def _apply(self, session: Session, build: bool) -> None:
-        states = session.states
-        if build:  # build first, so that a failure restores every panel it touched
-            for key in states:
-                try:
-                    self._panel(key)
-                except KeyError:
-                    pass
-        backup = {k: p.state() for k, p in self._built.items()}
-        try:
-            for key, state in states.items():
-                if key in self._built:
-                    self._built[key].set_state(state)
-        except (ValueError, TypeError, KeyError) as exc:
-            for key, state in backup.items():
-                self._built[key].set_state(state)
-            raise ValueError(f"panels.{key}: {exc}") from None
-        for key, state in states.items():
-            if key not in self._built:
-                self._pending[key] = dict(state)
-        if session.current in self._pages:
-            self.show_panel(session.current)
+        self.sessions.apply(data, build)
 
     def open_session(self, path) -> bool:
-        """Open a session file; a problem is shown (message bar) and changes nothing
-        (returns ``False``)."""
-        try:
-            self._apply(read_session(path, list(self._targets)), build=True)
-        except ValueError as exc:
-            self.show_message(f"cannot open session {exc}", error=True)
-            return False
-        self.show_message(f"session {Path(path).name} opened")
-        return True
-
-    def save_session_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save session", str(self.settings.value("session_dir", "")),
-            "ntkviz session (*.json)")
-        if not path:
-            return
-        if not path.endswith(".json"):
-            path += ".json"
-        try:
-            self.save_session(path)
-        except OSError as exc:
-            self.show_message(f"cannot save session: {exc}", error=True)
-            return
-        self.settings.setValue("session_dir", str(Path(path).parent))
-        self.show_message(f"session saved to {path}")
-
-    def open_session_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open session", str(self.settings.value("session_dir", "")),
-            "ntkviz session (*.json)")
-        if path:
-            self.open_session(path)
-
-    # ------------------------------------------------------------- settings
-    def restore_settings(self) -> None:
-        """Geometry, current tab and panel parameters from QSettings (errors ignored)."""
-        geometry = self.settings.value("geometry")
-        if isinstance(geometry, QtCore.QByteArray):
-            self.restoreGeometry(geometry)
-        text = self.settings.value("session")
-        if text:
-            try:
-                self.apply_session(json.loads(str(text)), build=False)
-            except (ValueError, TypeError, RecursionError):
-                self.show_message("the last parameters could not be restored; defaults used")
-
-    def save_settings(self) -> None:
-        self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("session", json.dumps(self.session()))
-        self.settings.sync()
+        return self.sessions.open(path)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        self.save_settings()
+        self.sessions.save_settings()
         super().closeEvent(event)
 
-    # ---------------------------------------------------------------- help
+    # ----------------------------------------------------------------- help
     def show_maths(self) -> None:
         panel = self.current_panel()
-        if panel is None:
-            return
-        dlg = QtWidgets.QDialog(self)
-        dlg.setWindowTitle(f"Maths — {panel.title}")
-        text = QtWidgets.QTextBrowser()
-        text.setHtml(panel.help_html())
-        text.setOpenExternalLinks(True)
-        lay = QtWidgets.QVBoxLayout(dlg)
-        lay.addWidget(text)
-        dlg.resize(720, 560)
-        dlg.show()
+        if panel is not None:
+            _text_dialog(self, f"Maths — {panel.title}", panel.help_html(), html=True,
+                         size=(720, 560))
 
     def show_about(self) -> None:
         from ntkviz import __version__
 
         QtWidgets.QMessageBox.about(self, "About ntkviz", ABOUT_HTML.format(version=__version__))
+
+
+def _text_dialog(parent, title: str, text: str, html: bool = False, size=(720, 400)):
+    """A non-modal dialog showing ``text`` (plain, or HTML with links)."""
+    dlg = QtWidgets.QDialog(parent)
+    dlg.setWindowTitle(title)
+    if html:
+        view = QtWidgets.QTextBrowser()
+        view.setHtml(text)
+        view.setOpenExternalLinks(True)
+    else:
+        view = QtWidgets.QPlainTextEdit()
+        view.setReadOnly(True)
+        view.setPlainText(text)
+    QtWidgets.QVBoxLayout(dlg).addWidget(view)
+    dlg.resize(*size)
+    dlg.show()
+    return dlg
 
 
 ABOUT_HTML = """

@@ -6,11 +6,12 @@ Format (``session_format`` 1)::
      "current": "<panel key>", "panels": {"<panel key>": {<model fields>}}}
 
 A session is validated whole before anything is applied: the top-level keys and
-their types, every panel key against the registry and every panel's parameters
-through its model (``Model.parse``). The first problem is refused with one line
-naming the field (``panels.kernel.depth must be in [2, 50], got 999``), so a bad
-file never changes anything. No window is needed: the command line
-can check ``ntkviz gui --session FILE`` before a window exists.
+their types, every panel key against :data:`ntkviz.panels.PANELS` and every panel's
+parameters through its model (``Model.parse``). The first problem is refused with one
+line naming the field (``panels.kernel.depth must be in [2, 50], got 999``), so a bad
+file never changes anything. A panel's earlier name (``deform``) is read as its key
+(``deformation``). No window is needed: the command line can check ``ntkviz gui
+--session FILE`` before a window exists; nothing here imports Qt.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ntkviz import panels
 from ntkviz._io import write_text_atomic
 
 __all__ = ["SESSION_FORMAT", "Session", "validate_session", "read_session", "write_session",
@@ -42,17 +44,21 @@ class Session:
                 "current": self.current, "panels": self.states}
 
 
-def _registry():
-    from ntkviz.cli._export import registry
-
-    return registry()
+def _key(name, keys: list[str]):
+    """The panel key of ``name`` (a key, or an earlier name of a panel among ``keys``)."""
+    if name in keys:
+        return name
+    try:
+        key = panels.spec(name).key
+    except (ValueError, TypeError):
+        return None
+    return key if key in keys else None
 
 
 def validate_session(data, keys: list[str] | None = None) -> Session:
     """Check a decoded session ``data`` against the panels ``keys`` (default: every
-    registered panel). ``ValueError`` naming the first bad field."""
-    reg = _registry()
-    keys = reg.keys() if keys is None else list(keys)
+    panel). ``ValueError`` naming the first bad field."""
+    keys = panels.keys() if keys is None else list(keys)
     if not isinstance(data, dict):
         raise ValueError(f"a session must be a JSON object, got {_kind(data)}")
     if data.get("app") != "ntkviz":
@@ -68,42 +74,29 @@ def validate_session(data, keys: list[str] | None = None) -> Session:
     if not isinstance(version, str):
         raise ValueError(f"version must be a string, got {_kind(version)}")
     current = data.get("current")
-    if current is not None and (not isinstance(current, str) or current not in keys):
-        raise ValueError(f"current must be a panel name ({', '.join(keys)}), got "
-                         f"{_kind(current)}")
-    panels = data.get("panels")
-    if not isinstance(panels, dict):
-        raise ValueError(f"panels must be an object keyed by panel name, got {_kind(panels)}")
+    if current is not None:
+        if not isinstance(current, str) or _key(current, keys) is None:
+            raise ValueError(f"current must be a panel name ({', '.join(keys)}), got "
+                             f"{_kind(current)}")
+        current = _key(current, keys)
+    entries = data.get("panels")
+    if not isinstance(entries, dict):
+        raise ValueError(f"panels must be an object keyed by panel name, got {_kind(entries)}")
     states = {}
-    for key, state in panels.items():
-        if key not in keys:
-            raise ValueError(f"panels: unknown panel {key!r} (known: {', '.join(keys)})")
+    for name, state in entries.items():
+        key = _key(name, keys)
+        if key is None:
+            raise ValueError(f"panels: unknown panel {name!r} (known: {', '.join(keys)})")
+        if key in states:
+            raise ValueError(f"panels: panel {key!r} is given twice (as {name!r})")
         if not isinstance(state, dict):
-            raise ValueError(f"panels.{key} must be an object of parameters, got {_kind(state)}")
-        model_cls = _model_checking(reg, key)
-        if model_cls is not None:
-            try:
-                model_cls.parse(state)
-            except ValueError as exc:
-                raise ValueError(f"panels.{key}: {exc}") from None
+            raise ValueError(f"panels.{name} must be an object of parameters, got {_kind(state)}")
+        try:
+            panels.model_class(key).parse(state)
+        except ValueError as exc:
+            raise ValueError(f"panels.{name}: {exc}") from None
         states[key] = dict(state)
     return Session(current, states)
-
-
-def _model_checking(reg, key: str):
-    """The model that checks panel ``key``'s session entry, or ``None`` when the view
-    restores its own state (overrides ``set_state``; it is then checked when applied,
-    with every panel rolled back on failure)."""
-    model_cls = reg.model_class(key)
-    if model_cls is None:
-        return None
-    try:
-        view = reg.panel_class(key)
-    except ImportError:
-        return model_cls
-    from ntkviz.gui.panels._base import QtPanel
-
-    return model_cls if view.set_state is QtPanel.set_state else None
 
 
 def read_session(path, keys: list[str] | None = None) -> Session:

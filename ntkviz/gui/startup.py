@@ -13,18 +13,19 @@ The window shows before the numeric core (numba, scipy) is imported. Then:
 
 A panel that computes only on demand (``auto_compute`` False: a stability sweep, a
 classification) is never started here: its Start button does it (or ``ntkviz gui
---screenshot`` on its tab, see :meth:`MainWindow.start`).
+--screenshot`` on its tab: ``on_demand``). :class:`Startup` works through the
+window's public methods only (``current_panel``, ``built_panels``, ``specs``,
+``status``, ``show_message``).
 """
 from __future__ import annotations
 
 import importlib
+import sys
 
-from ntkviz.gui.panels import resolve
+from ntkviz import panels
+from ntkviz.gui.workers import JobSlot
 
-__all__ = ["warm_up_kernels", "import_core", "start_window", "BACKGROUND_KEYS"]
-
-#: dispatcher keys of the start-up jobs (not the user's: no progress bar, no Cancel)
-BACKGROUND_KEYS = ("_core", "_warmup")
+__all__ = ["Startup", "warm_up_kernels", "import_core"]
 
 
 def warm_up_kernels() -> str:
@@ -55,25 +56,66 @@ def import_core(model=None) -> str:
     return "core loaded"
 
 
-def start_window(window) -> None:
-    """Compute the visible panel of ``window`` (a :class:`MainWindow`), then the rest
-    (steps 2 and 3 above); the window calls it once the core is loaded."""
-    window._started = True
-    window.compile_label.setText("preparing the computations (compiling on first use)…")
-    current = window.current_panel()
-    pending = {"started": False}
+class Startup:
+    """The start-up sequence of ``window`` (a :class:`~ntkviz.gui.main_window.MainWindow`)."""
 
-    def start_the_rest(*_):
-        if pending["started"]:
+    def __init__(self, window, dispatcher):
+        self.window = window
+        #: the panels compute (set once the core is loaded and the visible panel started)
+        self.started = False
+        #: the visible panel computes even if it computes only on demand (screenshots)
+        self.on_demand = False
+        self._requested = False
+        self._rest_started = False
+        self._first = None  # the panel computed first
+        self._core = JobSlot(dispatcher, "_core", "loading the computation modules", window)
+        self._warm = JobSlot(dispatcher, "_warmup", "preparing the computations", window)
+        self._core.returned.connect(lambda *_: self._requested and not self.started
+                                    and self._start_panels())
+        self._core.errored.connect(lambda _rid, message, _tag: self._failed(
+            f"cannot load the computation modules: {message}"))
+        self._warm.returned.connect(self._warmed)
+        self._warm.errored.connect(lambda _rid, message, _tag: self._failed(
+            f"preparing the computations failed: {message}"))
+
+    def start(self, on_demand: bool = False) -> None:
+        """Import the core on a worker, then compute the visible panel, then the others
+        and the numba warm-up."""
+        self._requested = True
+        self.on_demand = on_demand
+        if "ntkviz.jobs" not in sys.modules:
+            # the numeric core (numba, scipy: about a second) is imported on a worker
+            # after the window has shown (importing it meanwhile delays the window
+            # and not the first plot); computing starts once it is loaded
+            self.window.status.set_preparing("loading the computation modules…")
+            model = getattr(self.window.current_panel(), "model", None)
+            self._core.submit(lambda: import_core(model), immediate=True)
             return
-        pending["started"] = True
-        for panel in list(window._built.values()):
-            if panel is not current and panel.auto_compute:
+        self._start_panels()
+
+    def _start_panels(self) -> None:
+        """Compute the visible panel, then the rest (steps 2 and 3 above)."""
+        self.started = True
+        self.window.status.set_preparing("preparing the computations (compiling on first use)…")
+        current = self._first = self.window.current_panel()
+        compute = current is not None and (current.auto_compute or self.on_demand)
+        if not compute or current.start() == 0:
+            self._start_rest()
+            return
+        current.computed.connect(self._start_rest)
+        current.status.connect(lambda _text: current.last_error and self._start_rest())
+
+    def _start_rest(self, *_) -> None:
+        if self._rest_started:
+            return
+        self._rest_started = True
+        for panel in self.window.built_panels():
+            if panel is not self._first and panel.auto_compute:
                 panel.start()
         extra = []
-        for target in window._targets.values():
+        for spec in self.window.specs():
             try:
-                warm = getattr(resolve(target), "warm_up", None)
+                warm = getattr(panels.resolve(spec.view), "warm_up", None)
             except Exception:  # noqa: BLE001 - reported when its tab is shown
                 continue
             if warm is not None:
@@ -85,11 +127,12 @@ def start_window(window) -> None:
                 warm()
             return "kernels ready"
 
-        window.dispatcher.submit("_warmup", warm_up_all, immediate=True)
+        self._warm.submit(warm_up_all, immediate=True)
 
-    compute_current = current is not None and (current.auto_compute or window._start_on_demand)
-    if not compute_current or current.start() == 0:
-        start_the_rest()
-        return
-    current.computed.connect(start_the_rest)
-    current.status.connect(lambda _text: current.last_error and start_the_rest())
+    def _warmed(self, *_) -> None:
+        self.window.status.set_preparing("")
+        self.window.show_note("computations ready")
+
+    def _failed(self, message: str) -> None:
+        self.window.status.set_preparing("")
+        self.window.show_message(message, error=True)

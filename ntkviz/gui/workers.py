@@ -23,15 +23,21 @@ from :mod:`ntkviz.jobs`), under a *key* (the panel's key). The dispatcher
   light pool;
 * runs generator jobs (:meth:`Dispatcher.submit_generator`), forwarding each
   item on ``yielded`` (progress or partial results) and stopping between
-  items when cancelled or superseded;
+  items when cancelled or superseded; ``returned`` then carries the
+  generator's return value;
 * turns exceptions into one readable line on ``errored``;
-* on :meth:`shutdown` cancels everything and waits for both pools;
+* on :meth:`shutdown` cancels everything and waits for both pools, at most
+  until one deadline (a numba call cannot be interrupted: the caller then ends
+  the process);
 * while it is open, keeps Python's cyclic garbage collector on the GUI thread
-  (:class:`GuiThreadGarbageCollector`): CPython collects in whichever thread
-  crosses the allocation threshold, and a collection on a worker thread frees
-  pyqtgraph items caught in reference cycles from the wrong thread while the GUI
-  thread paints them (memory corruption; seen as an abort inside garbage
-  collection).
+  (:mod:`ntkviz.gui.collector`).
+
+A panel owns one :class:`JobSlot` per job it runs: the slot submits requests
+(whether a request runs on the heavy pool and whether it is iterated are the
+request's own class attributes ``heavy`` and ``iterated``, see
+:mod:`ntkviz.jobs`) and receives only the results of its own submissions,
+each with the tag it was submitted with (the parameters it was computed for).
+The dispatcher's own signals carry every key (the status bar's progress).
 
 Each worker's signals live on a ``QObject`` created on the GUI thread and kept
 referenced until the worker has finished (a signal object freed while its
@@ -42,12 +48,12 @@ the GUI thread.
 Example
 -------
 >>> d = Dispatcher()                                   # doctest: +SKIP
->>> d.returned.connect(lambda key, rid, resp: print(key, rid, resp))
->>> d.submit("kernel", KernelCurveRequest(...))       # returns the request id
+>>> slot = JobSlot(d, "kernel", "Kernel curves")
+>>> slot.returned.connect(lambda rid, response, tag: print(rid, response, tag))
+>>> slot.submit(KernelCurveRequest(...), tag=params)   # returns the request id
 """
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import traceback
@@ -57,9 +63,14 @@ from typing import Callable, Iterator
 from PySide6 import QtCore
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
-__all__ = ["Dispatcher", "GuiThreadGarbageCollector", "readable_error"]
+from ntkviz.gui.collector import GUI_THREAD_GC
+
+__all__ = ["Dispatcher", "JobSlot", "readable_error", "QUIT_WAIT_MS"]
 
 log = logging.getLogger("ntkviz.gui.workers")
+
+#: the longest a quitting app waits for running jobs (after cancelling them), in ms
+QUIT_WAIT_MS = 1200
 
 
 def readable_error(exc: BaseException) -> str:
@@ -69,74 +80,6 @@ def readable_error(exc: BaseException) -> str:
     if isinstance(exc, ValueError) and text:
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-class GuiThreadGarbageCollector:
-    """Python's cyclic garbage collector run by a GUI-thread timer, while held.
-
-    :meth:`hold` (on the GUI thread) turns automatic collection off; every
-    ``interval_ms`` a timer collects generation g (and the younger ones) when its
-    count has passed ``gc.get_threshold()[g]``, as CPython would: the policy of
-    pyqtgraph's ``GarbageCollector``, with an end. Objects that exist at the first
-    hold are frozen out of the collections (``gc.freeze``), so no timer collection
-    traverses the start-up heap on the GUI thread. The last :meth:`release` unfreezes
-    them and turns automatic collection back on (if it was on). Each open
-    :class:`Dispatcher` holds it, so worker threads never run a collection. A process
-    has one (:data:`GUI_THREAD_GC`).
-    """
-
-    def __init__(self, interval_ms: int = 100):
-        self.interval_ms = int(interval_ms)
-        self._holders = 0
-        self._timer: QTimer | None = None
-        self._was_enabled = True
-
-    @property
-    def held(self) -> bool:
-        """``True`` while automatic collection is replaced by the GUI-thread timer."""
-        return self._holders > 0
-
-    def hold(self) -> None:
-        """Start (or join) GUI-thread collection; call on the GUI thread."""
-        if self._holders == 0:
-            self._was_enabled = gc.isenabled()
-            gc.disable()
-            # what exists now (modules, classes, the app's start-up objects) lives as long
-            # as the process: keep it out of every collection, as CPython's own full
-            # collections mostly do, so that none traverses it on the GUI thread
-            gc.freeze()
-            self._timer = QTimer()
-            self._timer.timeout.connect(self.collect)
-            self._timer.start(self.interval_ms)
-        self._holders += 1
-
-    def release(self) -> None:
-        """Leave; the last holder restores automatic collection."""
-        if self._holders == 0:
-            return
-        self._holders -= 1
-        if self._holders == 0:
-            self._timer.stop()
-            self._timer = None
-            gc.unfreeze()
-            if self._was_enabled:
-                gc.enable()
-
-    @staticmethod
-    def collect() -> int:
-        """Collect the oldest generation whose allocation count passed its threshold
-        (younger ones with it); returns the number of unreachable objects found."""
-        counts, thresholds = gc.get_count(), gc.get_threshold()
-        generation = -1
-        for g in range(3):
-            if counts[g] <= thresholds[g]:
-                break
-            generation = g
-        return gc.collect(generation) if generation >= 0 else 0
-
-
-#: the process's collector (held by every open :class:`Dispatcher`)
-GUI_THREAD_GC = GuiThreadGarbageCollector()
 
 
 class _WorkerSignals(QObject):
@@ -178,26 +121,24 @@ class _Worker(QRunnable):
                 if not self.cancelled.is_set():
                     self._emit(sig.returned, key, rid, result)
                 return
-            last = None
             gen = self.job()
             try:
                 while True:
                     if self.cancelled.is_set():
                         return
                     try:
-                        last = next(gen)
+                        item = next(gen)
                     except StopIteration as stop:
-                        if stop.value is not None:
-                            last = stop.value
+                        result = stop.value
                         break
                     if not self.cancelled.is_set():
-                        self._emit(sig.yielded, key, rid, last)
+                        self._emit(sig.yielded, key, rid, item)
             finally:
                 close = getattr(gen, "close", None)
                 if close is not None:
                     close()
             if not self.cancelled.is_set():
-                self._emit(sig.returned, key, rid, last)
+                self._emit(sig.returned, key, rid, result)
         except BaseException as exc:  # noqa: BLE001 - everything goes to the status bar
             log.debug("job failed:\n%s", traceback.format_exc())
             if not self.cancelled.is_set():
@@ -227,6 +168,8 @@ class _KeyState:
     timer: QTimer | None = None
     workers: dict = field(default_factory=dict)  # request_id -> _Worker kept alive
     last_busy: bool = False
+    slots: dict = field(default_factory=dict)  # request_id -> (JobSlot, tag) of the submission
+    owners: list = field(default_factory=list)  # every JobSlot that submitted under this key
 
 
 class Dispatcher(QObject):
@@ -264,8 +207,13 @@ class Dispatcher(QObject):
         self._heavy = QThreadPool(self)
         self._heavy.setMaxThreadCount(1)
         self._keys: dict[str, _KeyState] = {}
+        #: key -> the job's name (from its :class:`JobSlot`), for progress texts
+        self.titles: dict[str, str] = {}
+        #: keys whose panel has a Cancel button of its own for the job
+        self.own_cancel: set[str] = set()
         self._closed = False
         self._done = True
+        self._deadline = None
         GUI_THREAD_GC.hold()  # released by shutdown()
 
     # ------------------------------------------------------------------ API
@@ -282,10 +230,9 @@ class Dispatcher(QObject):
 
     def submit_generator(self, key: str, job: Callable[[], Iterator], *, heavy: bool = True,
                          immediate: bool = True) -> int:
-        """Schedule a generator job: ``job()`` returns an iterator whose items go to
-        ``yielded``; ``returned`` then carries the generator's return value, or its
-        last item if it returns ``None``. Cancelled between items by :meth:`cancel`
-        or by a newer submission for ``key``."""
+        """Schedule a generator job: ``job()`` returns a generator whose items go to
+        ``yielded``; ``returned`` then carries the generator's return value. Cancelled
+        between items by :meth:`cancel` or by a newer submission for ``key``."""
         return self._submit(key, job, heavy=heavy, generator=True, immediate=immediate)
 
     def cancel(self, key: str) -> None:
@@ -317,18 +264,20 @@ class Dispatcher(QObject):
         """Keys with a pending or running job."""
         return [k for k in self._keys if self.is_busy(k)]
 
-    def shutdown(self, timeout_ms: int = 5000) -> bool:
-        """Cancel every job and wait (up to ``timeout_ms`` per pool) for running ones.
+    def shutdown(self, timeout_ms: int = QUIT_WAIT_MS) -> bool:
+        """Cancel every job and wait for the running ones, until ``timeout_ms`` after the
+        first call (one deadline for both pools and for every later call).
 
         Returns ``True`` if no job is still running (a numba call cannot be
         interrupted; the caller may then end the process without finalising).
-        Safe to call again (it then waits again for a job that was still running);
-        later submissions are ignored (they return id 0). Once no job runs, the
-        dispatcher lets go of :data:`GUI_THREAD_GC`."""
+        Safe to call again (it then waits, up to the same deadline, for a job that was
+        still running); later submissions are ignored (they return id 0). Once no job
+        runs, the dispatcher lets go of :data:`GUI_THREAD_GC`."""
         if self._closed and self._done:
             return True
         if not self._closed:
             self._closed = True
+            self._deadline = QtCore.QDeadlineTimer(max(0, int(timeout_ms)))
             for st in self._keys.values():
                 st.pending = None
                 if st.timer is not None:
@@ -337,7 +286,7 @@ class Dispatcher(QObject):
                     worker.cancelled.set()
             for pool in (self._light, self._heavy):
                 pool.clear()
-        self._done = all([pool.waitForDone(timeout_ms) for pool in (self._light, self._heavy)])
+        self._done = all([pool.waitForDone(self._deadline) for pool in (self._light, self._heavy)])
         if self._done:  # a job still running keeps the collector off its thread
             GUI_THREAD_GC.release()
         return self._done
@@ -353,13 +302,19 @@ class Dispatcher(QObject):
             st.timer.timeout.connect(lambda k=key: self._launch(k))
         return st
 
-    def _submit(self, key, job, *, heavy, generator, immediate) -> int:
+    def _submit(self, key, job, *, heavy, generator, immediate, slot=None, tag=None) -> int:
         if self._closed:
             return 0
         if not callable(job):
             raise TypeError(f"job must be callable, got {type(job).__name__}")
         st = self._state(key)
         st.latest += 1
+        if st.pending is not None:
+            st.slots.pop(st.pending.request_id, None)  # superseded before it started
+        if slot is not None:
+            st.slots[st.latest] = (slot, tag)
+            if slot not in st.owners:
+                st.owners.append(slot)
         st.pending = _Pending(st.latest, job, bool(heavy), bool(generator))
         if generator and st.running is not None:
             st.running.cancelled.set()  # a generator is long: stop the superseded one now
@@ -392,22 +347,28 @@ class Dispatcher(QObject):
         st = self._keys[key]
         if not self._closed and rid > st.delivered and rid > st.dropped_upto:
             st.delivered = rid
+            _to_slot(st.slots.get(rid), "returned", rid, response)  # the panel first, then the others
             self.returned.emit(key, rid, response)
 
     @Slot(str, int, object)
     def _on_yielded(self, key: str, rid: int, item) -> None:
-        if not self._closed and rid == self._keys[key].latest:
+        st = self._keys[key]
+        if not self._closed and rid == st.latest:
+            _to_slot(st.slots.get(rid), "yielded", rid, item)  # the panel first, then the others
             self.yielded.emit(key, rid, item)
 
     @Slot(str, int, str)
     def _on_errored(self, key: str, rid: int, message: str) -> None:
-        if not self._closed and rid == self._keys[key].latest:
+        st = self._keys[key]
+        if not self._closed and rid == st.latest:
+            _to_slot(st.slots.get(rid), "errored", rid, message)  # the panel first, then the others
             self.errored.emit(key, rid, message)
 
     @Slot(str, int)
     def _on_finished(self, key: str, rid: int) -> None:
         st = self._keys[key]
         st.workers.pop(rid, None)
+        st.slots.pop(rid, None)
         if st.running_id == rid:
             st.running, st.running_id = None, 0
         if self._closed:
@@ -422,3 +383,67 @@ class Dispatcher(QObject):
         if st.last_busy != busy:
             st.last_busy = busy
             self.busy.emit(key, busy)
+            for slot in list(st.owners):
+                try:
+                    slot.busy.emit(busy)
+                except RuntimeError:  # the slot's panel was deleted
+                    st.owners.remove(slot)
+
+
+def _to_slot(owner, signal: str, *args) -> None:
+    """Emit ``signal`` of the submitting slot (``owner = (slot, tag)``) with ``args`` and
+    the tag; nothing if there is none or its panel was deleted."""
+    if owner is None:
+        return
+    try:
+        getattr(owner[0], signal).emit(*args, owner[1])
+    except RuntimeError:
+        pass
+
+
+class JobSlot(QObject):
+    """The jobs of one panel under one dispatcher key (see the module docstring).
+
+    ``title`` names the job where the window shows its progress ("Classification",
+    "Generalisation: Monte-Carlo"); ``own_cancel``: the panel shows a Cancel button of
+    its own for this job (the window then adds none). Signals (GUI thread):
+    ``returned(request_id, response, tag)``, ``yielded(request_id, item, tag)``,
+    ``errored(request_id, message, tag)`` for this slot's own submissions,
+    ``busy(is_busy)``."""
+
+    returned = Signal(int, object, object)
+    yielded = Signal(int, object, object)
+    errored = Signal(int, str, object)
+    busy = Signal(bool)
+
+    def __init__(self, dispatcher: "Dispatcher", key: str, title: str = "", parent=None,
+                 own_cancel: bool = False):
+        super().__init__(parent)
+        self.dispatcher = dispatcher
+        self.key = key
+        self.title = title or key
+        dispatcher.titles[key] = self.title
+        if own_cancel:
+            dispatcher.own_cancel.add(key)
+
+    def submit(self, request, *, immediate: bool = False, tag=None) -> int:
+        """Run ``request`` (a request of :mod:`ntkviz.jobs`, or any zero-argument callable):
+        on the heavy pool if its class says ``heavy``, through its ``iterate()`` if it
+        says ``iterated``. ``tag`` comes back with its results. Returns the request id
+        (0 once the dispatcher is shut down)."""
+        iterated = bool(getattr(request, "iterated", False))
+        job = request.iterate if iterated else request
+        return self.dispatcher._submit(self.key, job, heavy=bool(getattr(request, "heavy", False)),
+                                       generator=iterated, immediate=immediate, slot=self,
+                                       tag=tag)
+
+    def cancel(self) -> None:
+        """Stop this key's running job at its next item, drop its pending one and ignore
+        any result still on its way."""
+        self.dispatcher.cancel(self.key)
+
+    def is_busy(self) -> bool:
+        return self.dispatcher.is_busy(self.key)
+
+    def latest_id(self) -> int:
+        return self.dispatcher.latest_id(self.key)

@@ -4,8 +4,9 @@ A request is a frozen dataclass holding every parameter (and read-only input
 arrays) a computation needs; it validates them in ``__post_init__`` (``ValueError``
 naming the argument, what is wrong and the allowed range), so the numba kernels
 stay lean. Calling a request returns an immutable response; long jobs also offer
-``iterate()``, a generator of progress items (``fraction``) that can be stopped
-between items. Modules: ``_curves`` (kernel curves, spectra), ``_deform``
+``iterate()``, a generator of :class:`Progress` items that can be stopped between
+items and that returns the response (the protocol: :class:`Request`,
+:class:`LongRequest`, in ``_run``). Modules: ``_curves`` (kernel curves, spectra), ``_deform``
 (deformation editor, stability sweep), ``_stability_sets`` (one digit against sets of
 digits, the paper's Fig. 1), ``_training`` (lazy training), ``_lazy_sweep``
 (lazy ↔ rich sweeps over α and the width),
@@ -19,7 +20,7 @@ start-up and ``ntkviz --help`` short.
 import importlib as _importlib
 
 #: the job modules; their ``__all__`` make up this package's API
-_MODULES = ("_tables", "_curves", "_deform", "_stability_sets", "_training", "_lazy_sweep",
+_MODULES = ("_run", "_tables", "_curves", "_deform", "_stability_sets", "_training", "_lazy_sweep",
             "_classify", "_learning")
 
 

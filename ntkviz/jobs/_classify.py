@@ -5,19 +5,19 @@
 into a test set (its last ``test_size`` digits) and a training pool (the rest),
 then runs :func:`ntkviz.dataset.classify.classify_iter`: one-vs-rest kernel
 ridge regression for each kernel, nested training size and deformation
-amplitude of the test digits. ``iterate()`` yields
-:class:`ntkviz.dataset.classify.ClassifyProgress` items (``fraction``; partial
-rows), cancellable between items, and returns a :class:`ClassifyResponse`
-(the generator's return value); calling the request returns it too. Conv Gram matrices are cached as Zarr stores in
+amplitude of the test digits. ``iterate()`` yields :class:`~ntkviz.jobs.Progress`
+items (``partial``: a :class:`ClassifyResponse` of the rows so far), cancellable
+between items, and returns the :class:`ClassifyResponse`; calling the request
+returns it too. Conv Gram matrices are cached as Zarr stores in
 ``cache_dir`` when given, so a rerun (or a changed ridge) costs nothing.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import ClassVar, Generator
 
 from ntkviz.dataset._settings import BUNDLED_DIGITS, ClassifySettings
-from ntkviz.jobs._run import run_to_end
+from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["ClassifyRequest", "ClassifyResponse", "CLASSIFY_VIEWS", "BUNDLED_DIGITS"]
 
@@ -35,10 +35,6 @@ class ClassifyResponse:
     amplitudes: tuple[float, ...]
     family: str
     kernels: tuple[str, ...]
-
-    @property
-    def fraction(self) -> float:
-        return 1.0
 
     def series(self, view: str) -> dict[str, tuple[list[float], list[float]]]:
         """``{kernel: (x, accuracy)}`` of ``view`` (see :data:`CLASSIFY_VIEWS`)."""
@@ -79,6 +75,9 @@ class ClassifyRequest(ClassifySettings):
     :class:`ntkviz.dataset._settings.ClassifySettings` plus ``cache_dir``, the folder of
     the cached Zarr Gram stores (None: keep nothing on disk)."""
 
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
+
     cache_dir: str | None = None
 
     def pairs(self) -> int:
@@ -88,7 +87,9 @@ class ClassifyRequest(ClassifySettings):
         n = max(self.train_sizes)
         return n * (n + 1) // 2 + n * self.test_size * len(self.amplitudes)
 
-    def iterate(self) -> Iterator:
+    def iterate(self) -> Generator[Progress, None, ClassifyResponse]:
+        """Progress items (``partial``: the rows so far, once there are any); returns the
+        response."""
         import numpy as np
 
         from ntkviz.core.conv.architecture import PRESETS
@@ -104,7 +105,9 @@ class ClassifyRequest(ClassifySettings):
                                   labels[test].astype(np.int64), PRESETS[self.architecture], self.kernels,
                                   self.train_sizes, self.ridge, self.family, self.amplitudes,
                                   self.cache_dir, None, self.seed):
-            yield item
+            if not item.final:
+                yield Progress(item.fraction, item.stage,
+                               self.respond_partial(item.result) if item.result.rows else None)
         return self.respond_partial(item.result)
 
     def respond_partial(self, result) -> ClassifyResponse:

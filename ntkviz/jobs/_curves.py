@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
 from ntkviz.core._validate import check_float, check_int
+from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = [
     "KernelCurveRequest", "KernelCurveResponse", "KernelCurve", "NearOneCurves",
     "EmpiricalOverlay", "SpectrumRequest", "SpectrumResponse", "SpectrumSeries", "GuideLine",
-    "SpectrumProgress",
-    "HOLDER_GUIDE", "LIPSCHITZ_GUIDE", "MAX_CURVES", "OVERLAY_BUDGET", "KERNEL_CHOICES",
-    "specs_from_choice", "parse_depths", "local_slopes",
+    "HOLDER_GUIDE", "LIPSCHITZ_GUIDE", "MAX_CURVES", "OVERLAY_BUDGET", "local_slopes",
 ]
 
 #: at most this many kernels overlaid in one request
@@ -57,69 +57,6 @@ def _specs(specs) -> tuple:
             raise ValueError(f"specs[{i}] must be a KernelSpec, got {type(s).__name__}")
         out.append(s.validated())
     return tuple(out)
-
-
-#: kernel families offered by the panels and the CLI
-KERNEL_CHOICES = ("arccos0", "arccos1", "ntk", "nngp")
-
-
-def parse_depths(text) -> list[int]:
-    """``"3, 5"`` (or a sequence of ints) -> ``[3, 5]``; ``ValueError`` naming the field."""
-    tokens = text.replace(";", ",").split(",") if isinstance(text, str) else list(text)
-    out = []
-    for tok in tokens:
-        tok = str(tok).strip()
-        if not tok:
-            continue
-        try:
-            d = int(tok)
-        except ValueError:
-            raise ValueError(f"extra depths must be integers separated by commas, got {tok!r}")
-        if not 2 <= d <= 50:
-            raise ValueError(f"extra depths must be in [2, 50], got {d}")
-        out.append(d)
-    return out
-
-
-def specs_from_choice(kernels, depth: int = 2, extra_depths="", bias: float = 0.0,
-                      activation: str = "relu", normalize: bool = False) -> tuple:
-    """The ``KernelSpec`` tuple for a panel's kernel choice (also used by the CLI).
-
-    ``kernels`` is a subset of :data:`KERNEL_CHOICES`; κ0/κ1 ignore depth, bias and
-    activation (they are single dual maps); NTK/NNGP get one spec per depth in
-    ``[depth] + extra_depths`` (duplicates dropped), in that order."""
-    from ntkviz.core import KernelSpec
-
-    if isinstance(kernels, str):
-        kernels = [k.strip() for k in kernels.split(",") if k.strip()]
-    for k in kernels:
-        if k not in KERNEL_CHOICES:
-            raise ValueError(f"kernels must be among {', '.join(KERNEL_CHOICES)}; got {k!r}")
-    depths = [check_int("depth", depth, 2, 50)]
-    for d in parse_depths(extra_depths):
-        if d not in depths:
-            depths.append(d)
-    out = []
-    for name in KERNEL_CHOICES:
-        if name not in kernels:
-            continue
-        if name.startswith("arccos"):
-            out.append(KernelSpec(name=name, depth=2, bias=0.0, activation="relu",
-                                  normalize=bool(normalize)))
-            continue
-        for d in depths:
-            out.append(KernelSpec(name=name, depth=d, bias=float(bias), activation=str(activation),
-                                  normalize=bool(normalize)))
-    if not out:
-        raise ValueError("kernels: choose at least one of κ0, κ1, NTK, NNGP")
-    return tuple(out)
-
-
-def _state_specs(state: dict) -> tuple:
-    return specs_from_choice(
-        state.get("kernels", ("ntk", "arccos1")), state.get("depth", 2),
-        state.get("extra_depths", ""), state.get("bias", 0.0), state.get("activation", "relu"),
-        state.get("normalize", False))
 
 
 def _readonly(*arrays):
@@ -242,6 +179,9 @@ class KernelCurveRequest:
         (3..401) at which the empirical kernels are evaluated.
     """
 
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
+
     specs: tuple = field(default_factory=tuple)
     n_points: int = 801
     derivative: bool = False
@@ -275,16 +215,6 @@ class KernelCurveRequest:
                     f"finite-width overlay too costly: width · samples · (L − 1) = "
                     f"{self.width} · {self.n_samples} · {depth - 1} must be <= {OVERLAY_BUDGET}; "
                     f"use fewer samples or a smaller width")
-
-    @classmethod
-    def from_state(cls, state: dict) -> "KernelCurveRequest":
-        """The request for a kernel-curve panel state (``QtKernelCurvesPanel.state()``;
-        missing keys take the panel defaults)."""
-        return cls(specs=_state_specs(state), n_points=state.get("n_points", 801),
-                   derivative=state.get("derivative", False),
-                   near_one=state.get("near_one", True),
-                   width=state.get("width", 100) if state.get("overlay", False) else None,
-                   seed=state.get("seed", 0), n_samples=state.get("n_samples", 4))
 
     def overlay_spec(self):
         """The spec the finite-width overlay is compared with (the first NTK/NNGP)."""
@@ -345,35 +275,44 @@ class KernelCurveRequest:
 # ------------------------------------------------------------------ spectrum
 @dataclass(frozen=True)
 class GuideLine:
-    """``values = C k^exponent`` (times ``N(p, k)`` when weighted) on ``k``, from
-    ``decay_guides`` of kernel number ``kernel_index`` of the request."""
+    """The asymptote ``C k^exponent`` of kernel number ``kernel_index`` of the request, from
+    ``decay_guides``, on ``k = 1..kmax``: ``log10_values`` of C k^exponent (from the
+    closed-form constant: finite far beyond the float64 range) and ``weighted_log10_values``
+    of N(p, k) C k^exponent (what the multiplicity-weighted view plots)."""
 
     label: str
     C: float
     exponent: float
     k: np.ndarray
-    values: np.ndarray
+    log10_values: np.ndarray
+    weighted_log10_values: np.ndarray
     kernel_index: int = 0
+
+    def log10_of(self, weighted: bool) -> np.ndarray:
+        """log10 of the guide of the plotted quantity (μ_k, or N(p, k) μ_k when ``weighted``)."""
+        return self.weighted_log10_values if weighted else self.log10_values
 
 
 @dataclass(frozen=True)
 class SpectrumSeries:
-    """One kernel's spectrum as plotted.
+    """One kernel's spectrum, as the panel draws it and the CSV writes it.
 
-    ``y = μ_k`` (or ``N(p, k) μ_k`` when weighted). Each k is in exactly one class:
-    ``shown`` (y > 0 and reliable; drawn on the log–log curve), ``zero`` (exact zero
-    of the kernel, e.g. odd k >= 3 for the two-layer NTK; drawn as markers on the
-    axis), or ``unresolved`` (error estimate above ``rel_tol |μ_k|``, or μ_k <= 0 or
-    not finite without being an exact zero; drawn with a distinct symbol).
-    ``slope_k``/``slope`` is the local log–log slope between k and k + 2 (same
-    parity, both shown), placed at k + 1.
+    Each k is in exactly one class: ``shown`` (μ_k > 0 and resolved), ``zero`` (exact zero
+    of the kernel, e.g. odd k >= 3 for the two-layer NTK; drawn as markers on the axis),
+    or ``unresolved`` (error estimate above ``rel_tol μ_k``, or μ_k not a positive finite
+    value without being an exact zero). ``untrusted`` marks the degrees k >= 1 drawn as
+    "not trustworthy": unresolved, or whose ``log10_mu`` the core does not vouch for
+    (``log10_trustworthy`` false), exact zeros excepted; the curve's line joins only
+    the other shown degrees.
 
-    Log space (values far below 1e-308 or above 1e308): ``log10_mu`` (−inf at exact
-    zeros and unresolved points), ``log10_multiplicity`` (from exact integers) and
-    ``log10_y`` (what is plotted, in log10); ``log10_trustworthy`` marks the degrees whose
-    ``log10_mu`` the core vouches for (estimated relative error <= 1e-6, exact zeros
-    included), ``trustworthy`` those whose float64 ``mu`` it vouches for as well (not
-    underflowed); ``y`` is ``10^log10_y`` where representable (0 or inf beyond).
+    Log space (values far below 1e-308 or above 1e308): ``log10_mu`` (−inf at exact zeros
+    and unresolved points) and ``log10_multiplicity`` (from exact integers);
+    :meth:`log10_y` is log10 of the plotted value, μ_k or N(p, k) μ_k. ``trustworthy``
+    marks the degrees whose float64 ``mu`` the core vouches for (not underflowed either).
+
+    ``slope_k``/``slope`` is the local log–log slope log(μ_{k+2}/μ_k)/log((k+2)/k) between
+    two shown, trusted degrees of equal parity, placed at k + 1;
+    ``weighted_slope_k``/``weighted_slope`` the same for N(p, k) μ_k.
     """
 
     label: str
@@ -382,28 +321,41 @@ class SpectrumSeries:
     multiplicity: np.ndarray
     mu: np.ndarray
     error_estimate: np.ndarray
-    y: np.ndarray
     shown: np.ndarray
     zero: np.ndarray
     unresolved: np.ndarray
+    untrusted: np.ndarray
     slope_k: np.ndarray
     slope: np.ndarray
+    weighted_slope_k: np.ndarray
+    weighted_slope: np.ndarray
     method: str
-    log10_mu: np.ndarray | None = None
-    log10_multiplicity: np.ndarray | None = None
-    log10_y: np.ndarray | None = None
-    trustworthy: np.ndarray | None = None
-    relative_error: np.ndarray | None = None
-    log10_trustworthy: np.ndarray | None = None
+    log10_mu: np.ndarray
+    log10_multiplicity: np.ndarray
+    trustworthy: np.ndarray
+    log10_trustworthy: np.ndarray
+    relative_error: np.ndarray
 
+    def log10_y(self, weighted: bool = False) -> np.ndarray:
+        """log10 of the plotted value of every degree: log10 μ_k, or log10 N(p, k) μ_k
+        when ``weighted`` (−inf where μ_k is 0 or unresolved)."""
+        return self.log10_mu + self.log10_multiplicity if weighted else self.log10_mu
 
-@dataclass(frozen=True)
-class SpectrumProgress:
-    """One step of :meth:`SpectrumRequest.iterate`: ``fraction`` done in [0, 1]; the last
-    item carries the ``response``."""
+    def y(self, weighted: bool = False) -> np.ndarray:
+        """The plotted value: ``mu`` (0 where it is not a positive value), or N(p, k) μ_k
+        as ``10^log10_y`` where float64 represents it (0 or inf beyond); exactly 0 at exact
+        zeros."""
+        if not weighted:
+            return np.where(np.isfinite(self.log10_mu), self.mu, 0.0)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            out = np.power(10.0, self.log10_y(weighted))
+        out[self.zero] = 0.0
+        return out
 
-    fraction: float
-    response: "SpectrumResponse | None" = None
+    def slopes(self, weighted: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``(k + 1, slope)`` of the plotted quantity (see the class notes)."""
+        return (self.weighted_slope_k, self.weighted_slope) if weighted else (self.slope_k,
+                                                                              self.slope)
 
 
 @dataclass(frozen=True)
@@ -414,30 +366,36 @@ class SpectrumResponse:
     series: tuple[SpectrumSeries, ...]
     guides: tuple[GuideLine, ...]
 
-    def csv_table(self, view: str = "spectrum") -> tuple[list[str], list[list]]:
-        """``(header, rows)``: ``"spectrum"`` one row per (kernel, k) with the status
-        (shown / zero / unresolved), ``N(p,k)`` as an exact integer, ``log10_mu`` (finite
-        far below 1e-308; an empty cell at exact zeros and unresolved points) and ``trustworthy``;
-        or ``"slope"`` one row per local slope."""
+    def csv_table(self, view: str = "spectrum", weighted: bool = False
+                  ) -> tuple[list[str], list[list]]:
+        """``(header, rows)`` of a view, for μ_k or, ``weighted``, N(p, k) μ_k.
+
+        ``"spectrum"``: one row per (kernel, k) with the status (shown / zero /
+        unresolved), ``N(p,k)`` as an exact integer, ``y_plotted`` (μ_k or N(p, k) μ_k),
+        ``log10_mu`` (finite far below 1e-308; an empty cell at exact zeros and unresolved
+        points), ``trustworthy`` (the float64 ``mu_k`` is vouched for) and
+        ``log10_trustworthy`` (``log10_mu`` is vouched for, also where ``mu_k`` underflows);
+        ``"slope"``: one row per local slope drawn."""
         if view == "spectrum":
             from ntkviz.core.spectra.harmonics import exact_multiplicities
 
             header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
-                      "log10_mu", "trustworthy"]
+                      "log10_mu", "trustworthy", "log10_trustworthy"]
             rows = []
             for s in self.series:
                 status = np.where(s.zero, "zero", np.where(s.unresolved, "unresolved", "shown"))
                 exact = exact_multiplicities(self.request.dim, int(s.k.max()))
+                y = s.y(weighted)
                 for i in range(len(s.k)):
                     rows.append([s.label, self.request.dim, int(s.k[i]), exact[int(s.k[i])],
-                                 float(s.mu[i]), float(s.error_estimate[i]), float(s.y[i]),
+                                 float(s.mu[i]), float(s.error_estimate[i]), float(y[i]),
                                  str(status[i]), _finite_or_blank(s.log10_mu[i]),
-                                 bool(s.trustworthy[i])])
+                                 bool(s.trustworthy[i]), bool(s.log10_trustworthy[i])])
             return header, rows
         if view == "slope":
             header = ["kernel", "k_mid", "local_slope"]
             return header, [[s.label, float(k), float(v)] for s in self.series
-                            for k, v in zip(s.slope_k, s.slope)]
+                            for k, v in zip(*s.slopes(weighted))]
         raise ValueError(f"view must be one of spectrum, slope; got {view!r}")
 
 
@@ -478,16 +436,18 @@ class SpectrumRequest:
         Input dimension ``p`` (sphere ``S^{p-1}``), 2..1000.
     kmax : int
         Largest degree, 1..2000.
-    weighted : bool
-        Plot ``N(p, k) μ_k`` (the share of ``κ(1)`` carried by degree k) instead of ``μ_k``.
     rel_tol : float
         A point is *unresolved* when ``error_estimate > rel_tol · |μ_k|``.
+
+    The response holds μ_k and N(p, k) μ_k alike (the panel's weighting only redraws).
     """
+
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
 
     specs: tuple = field(default_factory=tuple)
     dim: int = 3
     kmax: int = 100
-    weighted: bool = False
     rel_tol: float = 1e-2
 
     def __post_init__(self):
@@ -495,51 +455,42 @@ class SpectrumRequest:
         set_(self, "specs", _specs(self.specs))
         set_(self, "dim", check_int("dim", self.dim, 2, 1000))
         set_(self, "kmax", check_int("kmax", self.kmax, 1, 2000))
-        set_(self, "weighted", bool(self.weighted))
         set_(self, "rel_tol", check_float("rel_tol", self.rel_tol, 0.0, 1.0))
 
-    @classmethod
-    def from_state(cls, state: dict) -> "SpectrumRequest":
-        """The request for a spectrum panel state (``QtSpectrumPanel.state()``)."""
-        return cls(specs=_state_specs(state), dim=state.get("dim", 3),
-                   kmax=state.get("kmax", 100), weighted=state.get("weighted", False))
-
     def __call__(self) -> SpectrumResponse:
-        item = None
-        for item in self.iterate():
-            pass
-        return item.response
+        return run_to_end(self.iterate())
 
     def iterate(self):
-        """Compute kernel by kernel: yields :class:`SpectrumProgress` after each kernel
-        (``fraction`` done; stop iterating to cancel between kernels), the last item with the
-        response. A kernel whose expansions are new (depth, bias or activation changed) can
-        take a second or two (49 Hermite-series layers); a new ``dim`` or ``kmax`` reuses them."""
+        """Compute kernel by kernel: yields a :class:`~ntkviz.jobs.Progress` after each
+        kernel but the last (stop iterating to cancel between kernels) and returns the
+        response. A kernel whose expansions are new (depth, bias or activation changed)
+        can take a second or two (49 Hermite-series layers); a new ``dim`` or ``kmax``
+        reuses them."""
         from ntkviz.core.spectra.mercer import _mercer_spectrum
 
         series = []
         for i, s in enumerate(self.specs):  # validated in __post_init__: the unchecked route
             series.append(self._series(_mercer_spectrum(s, self.dim, self.kmax), s))
             if i + 1 < len(self.specs):
-                yield SpectrumProgress((i + 1) / len(self.specs))
-        yield SpectrumProgress(1.0, self._response(series))
+                yield Progress((i + 1) / len(self.specs), f"{s.label} done")
+        return self._response(series)
 
     def _response(self, series) -> SpectrumResponse:
-        from ntkviz.core.spectra.harmonics import _multiplicity_table
         from ntkviz.core.spectra.mercer import _decay_guides
 
         kg = np.arange(1, self.kmax + 1, dtype=np.float64)
-        weight = _multiplicity_table(self.dim, self.kmax)[1:] if self.weighted else 1.0
+        log10_n = series[0].log10_multiplicity[1:]
         guides, seen = [], set()
         for index, s in enumerate(self.specs):
             for label, C, exponent in _decay_guides(s, self.dim):
                 if (label, C, exponent) in seen:
                     continue
                 seen.add((label, C, exponent))
-                with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                    values = C * kg ** exponent * weight
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    log10_values = np.log10(C) + exponent * np.log10(kg)
                 guides.append(GuideLine(label, float(C), float(exponent), _readonly(kg),
-                                        _readonly(values), index))
+                                        _readonly(log10_values),
+                                        _readonly(log10_values + log10_n), index))
         return SpectrumResponse(self, tuple(series), tuple(guides))
 
     def _series(self, sp, spec) -> SpectrumSeries:
@@ -547,21 +498,22 @@ class SpectrumRequest:
         zero = np.asarray(sp.exact_zero, dtype=bool).copy()
         log10_mu = _readonly(sp.log10_mu)
         log10_n = _readonly(sp.log10_multiplicity)
-        log10_y = _readonly(log10_mu + log10_n if self.weighted else log10_mu)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            y = np.power(10.0, log10_y)
-        y[zero] = 0.0
-        bad = ~np.isfinite(log10_y) | ~(sp.relative_error <= self.rel_tol)
+        bad = ~np.isfinite(log10_mu) | ~(sp.relative_error <= self.rel_tol)
         unresolved = bad & ~zero
         shown = ~zero & ~unresolved
-        slope_k, slope = local_slopes(k, log10_y, shown, logged=True)
         trust = np.asarray(sp.trustworthy, dtype=bool).copy()
         log_trust = np.asarray(sp.log10_trustworthy, dtype=bool).copy()
-        for a in (zero, unresolved, shown, trust, log_trust):
+        untrusted = (unresolved | ~log_trust) & ~zero & (np.asarray(sp.k) >= 1)
+        drawn = shown & ~untrusted
+        slope_k, slope = local_slopes(k, log10_mu, drawn, logged=True)
+        wslope_k, wslope = local_slopes(k, log10_mu + log10_n, drawn, logged=True)
+        for a in (zero, unresolved, shown, untrusted, trust, log_trust):
             a.setflags(write=False)
         return SpectrumSeries(
             label=spec.label, spec=spec, k=k, multiplicity=n, mu=mu, error_estimate=err,
-            y=_readonly(y), shown=shown, zero=zero, unresolved=unresolved,
-            slope_k=_readonly(slope_k), slope=_readonly(slope), method=str(sp.method),
-            log10_mu=log10_mu, log10_multiplicity=log10_n, log10_y=log10_y, trustworthy=trust,
-            relative_error=_readonly(sp.relative_error), log10_trustworthy=log_trust)
+            shown=shown, zero=zero, unresolved=unresolved, untrusted=untrusted,
+            slope_k=_readonly(slope_k), slope=_readonly(slope),
+            weighted_slope_k=_readonly(wslope_k), weighted_slope=_readonly(wslope),
+            method=str(sp.method), log10_mu=log10_mu, log10_multiplicity=log10_n,
+            trustworthy=trust, log10_trustworthy=log_trust,
+            relative_error=_readonly(sp.relative_error))

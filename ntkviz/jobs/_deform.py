@@ -9,11 +9,13 @@ Three frozen requests, each a complete snapshot of what a computation needs:
   so a slider move costs one norms pass of the deformed digit plus one cross
   kernel.
 * :class:`ContextRequest` -> :class:`ContextResult` (``iterate()`` yields
-  :class:`ContextProgress`): distances from the digit to the nearest and to the
-  mean of same-label and other-label bundled digits (the "is this further than
-  another 5?" yardstick). Results are cached per (digit, architecture, reference set).
-* :class:`StabilityRequest` -> ``SweepResult`` (``iterate()`` yields the partial
-  results of :func:`ntkviz.core.deformations.stability.stability_sweep` as they come).
+  :class:`~ntkviz.jobs.Progress` items): distances from the digit to the nearest and
+  to the mean of same-label and other-label bundled digits (the "is this further than
+  another 5?" yardstick). Results are cached per (digit, architecture, reference set),
+  in memory and, given a ``cache_dir``, on disk.
+* :class:`StabilityRequest` -> ``SweepResult`` (``iterate()`` yields progress items
+  with the partial results of :func:`ntkviz.core.deformations.stability.stability_sweep`
+  as they come).
 
 Relative distances are ``||Phi(x) - Phi(y)|| / ||Phi(x)||`` with ``x`` the
 undeformed digit. From an all-zero ``x`` (no features) the distance is ``inf``
@@ -29,7 +31,7 @@ import hashlib
 import math
 import threading
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import ClassVar, Generator
 
 import numpy as np
 
@@ -39,14 +41,14 @@ from ntkviz.core.conv.gram import _image_norms, _rel_distances
 from ntkviz.core.deformations import deform as core_deform
 from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits, prepare_user_image
 from ntkviz.core.deformations.maps import DEFAULT_MAPS, check_maps
-from ntkviz.jobs._run import run_to_end
+from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = [
     "NTK_RESOLUTION", "CKN_RESOLUTION", "DIGIT_SIZE",
     "DeformRequest", "DeformResponse",
-    "ContextRequest", "ContextProgress", "ContextResult",
+    "ContextRequest", "ContextResult",
     "StabilityRequest", "prepare_user_image",
-    "DEFORM_VIEWS", "CONTEXT_CATEGORIES", "context_table", "deform_csv_table",
+    "CONTEXT_CATEGORIES", "context_table", "deform_csv_table",
 ]
 
 #: NTK relative distances below this are rounding noise (sum patch normalisation).
@@ -133,14 +135,6 @@ class DeformResponse:
     architecture: Architecture | None = None
     label: int | None = None
 
-    def csv_table(self, view: str = "deformed") -> tuple[list[str], list[list]]:
-        """``(header, rows)`` of an editor view (see :func:`deform_csv_table`); ``context``
-        computes the context distances (cached) first."""
-        context = None
-        if view == "context":
-            context = ContextRequest(self.original, self.label, self.architecture,
-                                     reference_norms=self.reference_norms)()
-        return deform_csv_table(view, self, context)
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +153,9 @@ class DeformRequest:
         :func:`ntkviz.core.conv.gram.image_norms` of ``image`` under ``architecture``;
         looked up (core cache) if None, and returned in the response.
     """
+
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
 
     image: np.ndarray
     deformation: core_deform.Deformation
@@ -208,8 +205,6 @@ class DeformRequest:
 
 # --------------------------------------------------------------------------- editor state, tables
 
-#: exportable views of the deformation editor
-DEFORM_VIEWS = ("original", "deformed", "difference", "displacement", "context")
 #: rows of the context table: the deformation itself, then the ContextResult levels
 CONTEXT_CATEGORIES = ("deformation", "nearest_same", "mean_same", "nearest_other", "mean_other")
 
@@ -236,7 +231,6 @@ def deform_csv_table(view: str, response: "DeformResponse", context: "ContextRes
     ``category, map, relative_distance`` (``inf`` from an all-zero digit; rows that do not
     exist are left out: same-label rows for a digit of unknown class, NTK rows for an
     architecture without NTK)."""
-    check_choice("view", view, DEFORM_VIEWS)
     if view == "context":
         rows = [[cat, m, v] for cat, row in context_table(response, context).items()
                 for m, v in row.items() if not math.isnan(v)]
@@ -247,6 +241,7 @@ def deform_csv_table(view: str, response: "DeformResponse", context: "ContextRes
         return (["row", "col", "tau_down_px", "tau_right_px"],
                 [list(t) for t in zip(r, c, response.tau[0].ravel().tolist(),
                                       response.tau[1].ravel().tolist())])
+    check_choice("view", view, ("original", "deformed", "difference"))
     return ["row", "col", "value"], [list(t) for t in zip(r, c, getattr(response, view).ravel().tolist())]
 
 
@@ -272,14 +267,6 @@ class ContextResult:
 
     LEVELS = ("nearest_same", "mean_same", "nearest_other", "mean_other")
     MAPS = ("ckn", "ntk", "pixel")
-
-
-@dataclass(frozen=True)
-class ContextProgress:
-    """One yield of :class:`ContextRequest`: ``fraction`` done, ``result`` at the end."""
-
-    fraction: float
-    result: ContextResult | None = None
 
 
 _CACHE_LOCK = threading.Lock()
@@ -316,17 +303,27 @@ class ContextRequest:
     reference_norms : ImageNorms or None
         Cached norms of ``image``.
 
+    cache_dir : str or None
+        A folder for the results on disk (one small JSON file each, named by a hash of
+        the digit, its label, the architecture, ``per_class``, the ntkviz version and
+        the conv engine's sources): a result computed once is read back in later
+        sessions. None: memory only.
+
     Calling the request returns the :class:`ContextResult`; :meth:`iterate` yields
-    :class:`ContextProgress` items (cancellable between yields), the last one
-    carrying the result. Results and the reference digits' norms are cached per
-    architecture, so a second call returns at once.
+    :class:`~ntkviz.jobs.Progress` items (cancellable between yields) and returns the
+    result. Results and the reference digits' norms are cached per architecture, so a
+    second call returns at once.
     """
+
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = True
 
     image: np.ndarray
     label: int | None
     architecture: Architecture
     per_class: int = 30
     reference_norms: object = field(default=None, repr=False)
+    cache_dir: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
@@ -340,22 +337,43 @@ class ContextRequest:
         return (_digest(self.image), self.label, self.architecture, self.per_class)
 
     def cached(self) -> ContextResult | None:
-        """The cached result, or None."""
+        """The cached result (memory, then the ``cache_dir`` on disk), or None."""
         with _CACHE_LOCK:
-            return _CONTEXT_CACHE.get(self.cache_key)
+            hit = _CONTEXT_CACHE.get(self.cache_key)
+        if hit is None and self.cache_dir is not None:
+            hit = _read_context(self._file())
+            if hit is not None:
+                self._remember(hit)
+        return hit
+
+    def _file(self):
+        """The result's file in ``cache_dir``."""
+        import json
+        from pathlib import Path
+
+        from ntkviz import __version__
+        from ntkviz.core.conv.architecture import architecture_to_dict
+        from ntkviz.dataset._gram import engine_fingerprint
+
+        key = json.dumps([_digest(self.image), self.label, architecture_to_dict(self.architecture),
+                          self.per_class, __version__, engine_fingerprint()], sort_keys=True)
+        return Path(self.cache_dir) / f"context-{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+    def _remember(self, result: ContextResult) -> None:
+        with _CACHE_LOCK:
+            if len(_CONTEXT_CACHE) >= _CACHE_MAX:
+                _CONTEXT_CACHE.pop(next(iter(_CONTEXT_CACHE)))
+            _CONTEXT_CACHE[self.cache_key] = result
 
     def __call__(self) -> ContextResult:
         """Run to the end and return the result."""
-        return run_to_end(self.iterate()).result
+        return run_to_end(self.iterate())
 
-    run = __call__
-
-    def iterate(self) -> Iterator[ContextProgress]:
-        """Progress items; the last carries the result."""
+    def iterate(self) -> Generator[Progress, None, ContextResult]:
+        """Progress items; returns the result."""
         hit = self.cached()
         if hit is not None:
-            yield ContextProgress(1.0, hit)
-            return
+            return hit
         arch = self.architecture
         x = self.image
         refs, ref_labels = _reference_digits(self.per_class)
@@ -369,7 +387,7 @@ class ContextRequest:
             ref_norms.append(_image_norms(refs[i], arch))
             done += 1
             if i % 10 == 9:
-                yield ContextProgress(done / steps)
+                yield Progress(done / steps, "reference norms")
         done = n + 1
         dist = {m: np.full(n, np.nan) for m in ContextResult.MAPS}
         for i in range(n):
@@ -379,7 +397,7 @@ class ContextRequest:
             dist["pixel"][i] = _pixel_distance(x, refs[i])
             done += 1
             if i % 10 == 9:
-                yield ContextProgress(min(done / steps, 0.999))
+                yield Progress(min(done / steps, 0.999), "distances")
         keep = ~np.isnan(dist["pixel"])
         same = keep & (ref_labels == self.label) if self.label is not None else np.zeros(n, bool)
         other = keep & ~same
@@ -392,11 +410,39 @@ class ContextRequest:
                          "nearest_other": stat(other, np.min), "mean_other": stat(other, np.mean)}
         result = ContextResult(label=self.label, n_same=int(same.sum()), n_other=int(other.sum()),
                                levels=levels)
-        with _CACHE_LOCK:
-            if len(_CONTEXT_CACHE) >= _CACHE_MAX:
-                _CONTEXT_CACHE.pop(next(iter(_CONTEXT_CACHE)))
-            _CONTEXT_CACHE[self.cache_key] = result
-        yield ContextProgress(1.0, result)
+        self._remember(result)
+        if self.cache_dir is not None:
+            _write_context(self._file(), result)
+        return result
+
+
+def _write_context(path, result: ContextResult) -> None:
+    """Keep ``result`` in ``path`` (JSON; a folder that cannot be written keeps nothing)."""
+    import json
+
+    from ntkviz._io import write_text_atomic
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps({"label": result.label, "n_same": result.n_same,
+                                            "n_other": result.n_other, "levels": result.levels}))
+    except OSError:
+        pass
+
+
+def _read_context(path) -> ContextResult | None:
+    """The result kept in ``path``, or None (missing, unreadable or not a result)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        levels = {m: {lv: float(data["levels"][m][lv]) for lv in ContextResult.LEVELS}
+                  for m in ContextResult.MAPS}
+        label = data["label"]
+        return ContextResult(label=None if label is None else int(label), n_same=int(data["n_same"]),
+                             n_other=int(data["n_other"]), levels=levels)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 # --------------------------------------------------------------------------- stability
@@ -427,10 +473,13 @@ class StabilityRequest:
     scattering : ScatteringParams or None
         Parameters of the ``scattering`` map (None: J = 2, L = 8, order 2, zero padding).
 
-    Calling the request returns the final ``SweepResult``; :meth:`iterate`
-    yields the ``SweepProgress`` items of
-    :func:`ntkviz.core.deformations.stability.stability_sweep` (partial results included).
+    Calling the request returns the final ``SweepResult``; :meth:`iterate` yields a
+    :class:`~ntkviz.jobs.Progress` item per amplitude done (``partial``: the
+    ``SweepResult`` so far) and returns the final one.
     """
+
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
 
     family: str
     digits: tuple
@@ -484,20 +533,26 @@ class StabilityRequest:
 
     def __call__(self):
         """Run the sweep to the end and return its ``SweepResult``."""
-        return run_to_end(self.iterate()).result
-
-    run = __call__
+        return run_to_end(self.iterate())
 
     def iterate(self):
-        """The sweep's ``SweepProgress`` items (cancellable between them)."""
+        """Progress after each amplitude (cancellable between them), the partial
+        ``SweepResult`` in each; returns the final one."""
         from ntkviz.core.deformations.stability import _stability_sweep
 
         images, labels = self.images()
         refs, ref_labels = _reference_digits(self.reference_per_class)
         self.architecture._layer_sizes(images.shape[1], images.shape[2])  # the model fits the digits
         # every argument was checked in __post_init__ (bundled digits, validated architecture)
-        return _stability_sweep(np.ascontiguousarray(images[..., None]), np.asarray(labels), self.architecture, self.family,
-                                np.asarray(self.amplitudes, dtype=np.float64), list(self.seeds),
-                                np.ascontiguousarray(refs[..., None], dtype=np.float64),
-                                np.asarray(ref_labels).ravel(), 3, self.maps, self.scattering)
+        sweep = _stability_sweep(np.ascontiguousarray(images[..., None]), np.asarray(labels),
+                                 self.architecture, self.family,
+                                 np.asarray(self.amplitudes, dtype=np.float64), list(self.seeds),
+                                 np.ascontiguousarray(refs[..., None], dtype=np.float64),
+                                 np.asarray(ref_labels).ravel(), 3, self.maps, self.scattering)
+        result = None
+        for item in sweep:
+            result = item.result
+            if not result.complete:
+                yield Progress(item.fraction, item.message, result)
+        return result
 

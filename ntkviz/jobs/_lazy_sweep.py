@@ -3,7 +3,8 @@
 One training run per (width m, output scale α, seed) with
 :func:`ntkviz.core.training.sweep.measure`; the draws, kernels and κ_α's parts of a
 (width, seed) are computed once and shared by every α. :meth:`LazySweepRequest.iterate` is
-a generator: it yields a cumulative partial response after each (α, seed) run (and
+a generator: it yields a :class:`~ntkviz.jobs.Progress` whose ``partial`` is the cumulative
+response after each (α, seed) run (and
 between chunks of a long run, so stopping the iteration cancels within
 ``PROGRESS_STEPS`` gradient steps) and *returns* the final response; calling the request
 runs it to the end.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Generator
+from typing import ClassVar, Generator
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ntkviz.core.training._train_config import ALPHA_RANGE, INITS, LAYERS, NOISE
 from ntkviz.limits import TRAIN_WIDTH_RANGE
 from ntkviz.core.training.sweep import (DEFAULT_ALPHAS, GAP_THRESHOLD, SCALINGS, SWEEP_METRICS,
                                         Crossover, crossover, sweep_config)
-from ntkviz.jobs._run import run_to_end
+from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["LazySweepRequest", "LazySweepResponse", "SWEEP_CSV_HEADER", "RIDGE_RANGE",
            "LAZY_SEEDS_RANGE"]
@@ -70,6 +71,9 @@ class LazySweepRequest:
         feature and move the interpolation threshold to m = 2n) and ``"symmetric"`` otherwise.
     gap : relative gap of the test losses that defines the crossover α*, in (0, 10].
     """
+
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
 
     alphas: tuple = DEFAULT_ALPHAS
     widths: tuple = (20,)
@@ -132,7 +136,7 @@ class LazySweepRequest:
     def run_count(self) -> int:
         return len(self.alphas) * len(self.widths) * self.seeds
 
-    def iterate(self) -> Generator["LazySweepResponse", None, "LazySweepResponse"]:
+    def iterate(self) -> Generator[Progress, None, "LazySweepResponse"]:
         """Run every (width, α, seed), widths outermost, then α, then seeds; yield the cumulative
         response after each run and between chunks of a run; return the final response."""
         from ntkviz.core.training.sweep import measure, prepare
@@ -157,7 +161,8 @@ class LazySweepRequest:
                         except StopIteration as stop:
                             point = stop.value
                             break
-                        yield self._response(values, status, messages, (done + part) / total)
+                        fraction = (done + part) / total
+                        yield Progress(fraction, "", self._response(values, status, messages, fraction))
                     done += 1
                     if point.diverged:
                         status[iw, ia, k] = 2
@@ -166,7 +171,7 @@ class LazySweepRequest:
                     else:
                         status[iw, ia, k] = 1
                         values[:, iw, ia, k] = [point.metrics[name] for name in SWEEP_METRICS]
-                    yield self._response(values, status, messages, done / total)
+                    yield Progress(done / total, "", self._response(values, status, messages, done / total))
         return self._response(values, status, messages, 1.0, done=True)
 
     def _response(self, values, status, messages, fraction, done=False) -> "LazySweepResponse":

@@ -3,20 +3,20 @@ Funk–Hecke partial sums (``ntkviz.core.learning``).
 
 Convention: ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y``, δ **not** multiplied by n; test MSE is the
 error against a fresh noisy label (so it includes σ²). ``LearningTheoryRequest`` is cheap
-(live); ``LearningMonteCarloRequest.iterate()`` yields :class:`LearningProgress` items
+(live); ``LearningMonteCarloRequest.iterate()`` yields :class:`~ntkviz.jobs.Progress` items
 (``fraction``; cancel between items) and returns the response.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterator
+from typing import ClassVar, Generator
 
 import numpy as np
-from ntkviz.jobs._run import run_to_end
+from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
-           "LearningMonteCarloResponse", "LearningProgress", "GpSamplesRequest", "GpSamplesResponse",
+           "LearningMonteCarloResponse", "GpSamplesRequest", "GpSamplesResponse",
            "PartialSumsRequest", "PartialSumsResponse", "GeneralisationRequest",
            "GeneralisationResponse", "LEARNING_LIMITS", "FIT_MAX_N"]
 
@@ -143,6 +143,9 @@ class LearningTheoryRequest(_LearningSetup):
     """Eigenlearning prediction for each kernel and each n (module docstring; fields as
     :class:`_LearningSetup`; the tail above kmax is analytic)."""
 
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
+
     def __post_init__(self):
         _check_common(self)
 
@@ -156,16 +159,6 @@ class LearningTheoryRequest(_LearningSetup):
         norms = tuple(rkhs_norm(sp, projection) for sp in spectra)
         return LearningTheoryResponse(self.labels, self.n_values, theories, tuple(spectra), norms,
                                       projection, float(self.ridge), float(self.noise))
-
-
-@dataclass(frozen=True)
-class LearningProgress:
-    """One finished Monte-Carlo trial (``fraction`` of all trials done)."""
-
-    fraction: float
-    kernel: str
-    n: int
-    seed: int
 
 
 @dataclass(frozen=True)
@@ -263,7 +256,11 @@ class LearningMonteCarloRequest(_LearningSetup):
         if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
 
-    def iterate(self) -> Iterator[LearningProgress]:
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
+
+    def iterate(self) -> Generator[Progress, None, "LearningMonteCarloResponse"]:
+        """A progress item per finished trial; returns the response."""
         from ntkviz.core.learning import krr_trial
         from ntkviz.core.spectra.mercer import mercer_spectrum
 
@@ -296,7 +293,7 @@ class LearningMonteCarloRequest(_LearningSetup):
                             frac = np.zeros((len(self.n_values), degs.size))
                         frac[j] += trial.learned_fraction / self.seeds
                         done += 1
-                        yield LearningProgress(done / total, label, n, s)
+                        yield Progress(done / total, f"{label}, n = {n}, seed {s}")
                 degrees.append(degs)
                 fractions.append(frac)
         finally:
@@ -325,6 +322,9 @@ class GpSamplesResponse:
 class GpSamplesRequest:
     """``count`` in [1, 50] GP prior samples of each kernel along a great circle at ``points``
     in [16, 8192] angles (the law does not depend on p: only the cosines enter)."""
+
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
 
     kernels: tuple
     labels: tuple = ()
@@ -375,6 +375,9 @@ class PartialSumsResponse:
 class PartialSumsRequest:
     """Funk–Hecke partial sums ``Σ_{k<=K} N μ_k P_k(u)`` of ``kernel`` on ``S^{dim-1}`` for
     each K in ``degrees`` (each in [0, 2000]) at ``points`` cosines in [-1, 1]."""
+
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
 
     kernel: object
     dim: int = 3
@@ -449,6 +452,9 @@ class GeneralisationRequest:
     """Theory on ``curve_n`` and at ``n``, the KRR fit along a great circle at ``n`` (seed
     ``seed``; skipped above n = 3000), GP samples, Funk–Hecke partial sums of the first
     kernel and the bounded-norm approximation error (fields as :class:`LearningTheoryRequest`)."""
+
+    heavy: ClassVar[bool] = False
+    iterated: ClassVar[bool] = False
 
     kernels: tuple
     target: object

@@ -2,8 +2,8 @@
 
 :class:`StabilitySetsRequest` -> :class:`~ntkviz.core.deformations.sets.SetsResult` with
 the figure's context filled in (reference digit, example images, data source;
-``iterate()`` yields :class:`~ntkviz.core.deformations.sets.SetsProgress` after every
-(sweep value, set), partial results included; stop iterating to cancel). One reference digit is compared with four sets (deformations
+``iterate()`` yields a :class:`~ntkviz.jobs.Progress` after every (sweep value, set),
+the partial result included, and returns the complete one; stop iterating to cancel). One reference digit is compared with four sets (deformations
 with α = 3; translations and deformations with α = 1; digits of the same label; digits of
 any label), for the CKN and the NTK, along a sweep whose default x axis is the last
 layer's pooling/subsampling factor (the reading of the paper's figure: an architecture
@@ -29,19 +29,19 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import ClassVar, Generator
 
 import numpy as np
 
 from ntkviz import limits
 from ntkviz.core._validate import check_choice, check_int
 from ntkviz.core.conv.architecture import PRESETS, Architecture
-from ntkviz.core.deformations.sets import (DEFAULT_SETS, SWEEPS, SetSpec, SetsProgress, SetsResult,
+from ntkviz.core.deformations.sets import (DEFAULT_SETS, SWEEPS, SetSpec, SetsResult,
                                            own_field_deformations, parse_sets, sets_sweep, sweep_architecture)
 from ntkviz.jobs._deform import _validated_architecture
-from ntkviz.jobs._run import run_to_end
+from ntkviz.jobs._run import Progress, run_to_end
 
-__all__ = ["StabilitySetsRequest", "SetsResult", "SetsProgress", "EXAMPLES_PER_SET"]
+__all__ = ["StabilitySetsRequest", "SetsResult", "EXAMPLES_PER_SET"]
 
 #: images of each set kept for the example strip under the plot (the paper's Fig. 2)
 EXAMPLES_PER_SET = 8
@@ -115,6 +115,9 @@ class StabilitySetsRequest:
     architecture: Architecture = PRESETS["M1"]
     infimnist_data: str | None = None
 
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
+
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         set_("reference_label", check_int("reference_label", self.reference_label, *limits.DIGIT_LABEL_RANGE))
@@ -141,12 +144,11 @@ class StabilitySetsRequest:
 
     def __call__(self) -> SetsResult:
         """Run to the end and return the result."""
-        return run_to_end(self.iterate()).result
+        return run_to_end(self.iterate())
 
-    run = __call__
-
-    def iterate(self) -> Iterator[SetsProgress]:
-        """Progress items after every (sweep value, set); the last carries the complete result."""
+    def iterate(self) -> Generator[Progress, None, SetsResult]:
+        """A :class:`~ntkviz.jobs.Progress` item after every (sweep value, set) but the last
+        (``partial``: the result so far); returns the complete result."""
         digits = _Digits(self.infimnist_data)
         of_label = digits.of_label(self.reference_label)
         if self.reference_index >= len(of_label):
@@ -172,9 +174,13 @@ class StabilitySetsRequest:
 
         context = dict(reference=x, reference_name=digits.name(ref), examples=examples, own_fields=own,
                        source=digits.source, note=_OWN_FIELDS_NOTE if own else "")
+        result = None
         for item in sets_sweep(x, self.sets, images_of, self.architecture, self.sweep, self.values,
                                self.reference_label):
-            yield dataclasses.replace(item, result=dataclasses.replace(item.result, **context))
+            result = dataclasses.replace(item.result, **context)
+            if not result.complete:
+                yield Progress(item.fraction, item.message, result)
+        return result
 
     def _same(self, digits: _Digits, ref: int, n: int) -> np.ndarray:
         pool = digits.of_label(self.reference_label)

@@ -21,8 +21,9 @@ from ntkviz.limits import DIM_RANGE, KERNEL_GRID_RANGE, KMAX_RANGE
 __all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable",
            "SPECTRUM_COLUMNS"]
 
-#: the columns of ``Spectrum.rows()`` (the CSV of ``ntkviz spectrum``)
-SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "trustworthy")
+#: the columns of the CSV of ``ntkviz spectrum``: ``Spectrum.rows()`` and ``log10_trustworthy``
+SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "trustworthy",
+                    "log10_trustworthy")
 
 
 def _spec(spec):
@@ -93,11 +94,15 @@ class SpectrumTable:
     spectrum: object
 
     def csv_table(self) -> tuple[list[str], list[list]]:
-        """One row per degree: ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy``
-        (``Spectrum.rows()``: the multiplicity an exact integer; ``log10_mu`` the base-10
-        logarithm of μ_k, also below the float64 range, blank for exact zeros and values
-        below the resolution; ``trustworthy`` whether μ_k is vouched for)."""
-        return list(SPECTRUM_COLUMNS), [list(row) for row in self.spectrum.rows()]
+        """One row per degree: ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy,
+        log10_trustworthy`` (``Spectrum.rows()``: the multiplicity an exact integer;
+        ``log10_mu`` the base-10 logarithm of μ_k, also below the float64 range, blank for
+        exact zeros and values below the resolution; ``trustworthy`` whether the float64
+        ``mu`` is vouched for; ``log10_trustworthy`` whether ``log10_mu`` is, also where
+        ``mu`` underflows)."""
+        sp = self.spectrum
+        return list(SPECTRUM_COLUMNS), [[*row, bool(trust)] for row, trust in
+                                        zip(sp.rows(), sp.log10_trustworthy)]
 
 
 @dataclass(frozen=True)

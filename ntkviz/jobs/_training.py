@@ -3,20 +3,20 @@
 One request runs one or two trainings (``compare_alpha``: side by side, same teacher,
 data, initialisation and step size, another output scale α) with
 :func:`ntkviz.core.training.dynamics.train_frames`. :meth:`TrainRequest.iterate` is the
-generator the GUI dispatches (``submit_generator``): every item is a cumulative
-:class:`TrainResponse` (all frames so far), so a consumer only keeps the latest one;
-stopping the iteration cancels the run between chunks. Calling the request runs to
-the end (CLI, tests).
+generator the app runs: every item is a :class:`~ntkviz.jobs.Progress` whose ``partial``
+is the cumulative :class:`TrainResponse` (all frames so far), so a consumer only keeps
+the latest one; stopping the iteration cancels the run between chunks; it returns the
+final response. Calling the request runs to the end (CLI, tests).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Iterator
+from dataclasses import dataclass, replace
+from typing import ClassVar, Generator
 
 from ntkviz.core._validate import check_float
 from ntkviz.core.training._train_config import METRICS, TrainConfig, tau_from_alpha
 from ntkviz.core.training.dynamics import TrainResult, make_setup, train_frames
-from ntkviz.jobs._run import run_to_end
+from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS", "PAPER_CONFIG"]
 
@@ -34,24 +34,14 @@ class TrainRequest:
     (same teacher, data, initialisation and step size). The default compares the
     paper's non-lazy α = 0.01 (τ = 0.1) with lazy α = 100 (τ = 10)."""
 
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
+
     config: TrainConfig = PAPER_CONFIG
     compare_alpha: float | None = 100.0
 
     def __post_init__(self):
         self.configs()  # ValueError naming a bad field
-
-    @classmethod
-    def from_state(cls, state: dict) -> "TrainRequest":
-        """Build from a flat panel/session/CLI state: :class:`TrainConfig` fields (missing
-        ones from :data:`PAPER_CONFIG`) and ``compare_alpha``; other keys are ignored.
-        Raises ``ValueError`` naming a bad field."""
-        names = {f.name for f in fields(TrainConfig)}
-        config = replace(PAPER_CONFIG, **{k: v for k, v in state.items() if k in names})
-        return cls(config, state.get("compare_alpha", cls.compare_alpha))
-
-    def state(self) -> dict:
-        """The flat state :meth:`from_state` reads."""
-        return {**asdict(self.config), "compare_alpha": self.compare_alpha}
 
     def configs(self) -> tuple[TrainConfig, ...]:
         """The validated run configurations (one, or two with ``compare_alpha``)."""
@@ -61,8 +51,9 @@ class TrainRequest:
         alpha2 = check_float("compare_alpha", self.compare_alpha, 1e-4, 1e6)
         return base, replace(base, alpha=alpha2)
 
-    def iterate(self) -> Iterator["TrainResponse"]:
-        """Train every run in lock-step, yielding the cumulative response after each frame."""
+    def iterate(self) -> Generator[Progress, None, "TrainResponse"]:
+        """Train every run in lock-step, yielding the cumulative response (``partial``)
+        after each frame; returns the final response."""
         from ntkviz.core.training.laziness import laziness
 
         configs = self.configs()
@@ -72,6 +63,7 @@ class TrainRequest:
         gens = [train_frames(cfg, setup) for cfg in configs]
         frames: list[list] = [[] for _ in configs]
         status = [dict(done=False, diverged=False, message="", fraction=0.0) for _ in configs]
+        response = self._response(configs, setup, frames, status)
         try:
             while not all(s["done"] for s in status):
                 for k, gen in enumerate(gens):
@@ -85,10 +77,13 @@ class TrainRequest:
                         frames[k].append(item.frame)
                     status[k].update(done=item.done, diverged=item.diverged,
                                      message=item.message, fraction=item.fraction)
-                yield self._response(configs, setup, frames, status, kappas)
+                response = self._response(configs, setup, frames, status, kappas)
+                if not response.done:
+                    yield Progress(response.fraction, "", response)
         finally:
             for gen in gens:
                 gen.close()
+        return response
 
     def _response(self, configs, setup, frames, status, kappas) -> "TrainResponse":
         runs = tuple(

@@ -6,5 +6,6 @@ A model holds a panel's validated parameters, builds its request and
 numba or scipy.
 """
 from ntkviz.models._base import ParamModel, parse_params
+from ntkviz.models._options import Option, Requires, View, option, options_of
 
-__all__ = ["ParamModel", "parse_params"]
+__all__ = ["ParamModel", "parse_params", "Option", "Requires", "View", "option", "options_of"]

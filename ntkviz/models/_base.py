@@ -16,8 +16,13 @@ Writing a model
    ``__post_init__`` and raise ``ValueError("<field> must be …, got …")``.
 2. A :class:`ParamModel` subclass with ``Params = <that dataclass>``,
    ``display_only`` (fields that change only the drawing: toggling a guide
-   line never recomputes) and :meth:`ParamModel.build_request` returning the
-   job (a frozen request of :mod:`ntkviz.jobs`) for a ``Params``.
+   line never recomputes), ``views`` (the exportable views,
+   :class:`ntkviz.models.View`) and :meth:`ParamModel.build_request` returning
+   the job (a frozen request of :mod:`ntkviz.jobs`) for a ``Params``.
+3. Options of ``ntkviz export`` on the fields (:func:`ntkviz.models.option`), and
+   optionally ``gallery_cases()`` (parameters worth looking at) and
+   :meth:`ParamModel.csv_table` (the table of a view, when display-only fields
+   choose its columns).
 """
 from __future__ import annotations
 
@@ -46,6 +51,13 @@ class ParamModel:
     Params: ClassVar[type]
     #: fields that only change the drawing (no new computation)
     display_only: ClassVar[frozenset[str]] = frozenset()
+    #: the exportable views (``--view``, File → Export, the gallery), in the figure's order
+    views: ClassVar[tuple] = ()
+    #: the view ``ntkviz export`` writes without ``--view`` (None: the first)
+    default_view: ClassVar[str | None] = None
+    #: field values every export starts from where they differ from the app's defaults
+    #: (e.g. no autoplay in a file); the options given override them
+    export_state: ClassVar[dict] = {}
 
     def __init__(self, params=None):
         self._params = self.Params() if params is None else params
@@ -97,6 +109,31 @@ class ParamModel:
     def build_request(cls, params):
         """Return the job (a zero-argument callable, usually a frozen request) for ``params``."""
         raise NotImplementedError
+
+    @classmethod
+    def computation(cls, params):
+        """``params`` with every ``display_only`` field at its default: two parameter sets
+        with equal computations draw from the same response."""
+        if not cls.display_only:
+            return params
+        defaults = cls.Params()
+        return dataclasses.replace(params, **{f: getattr(defaults, f) for f in cls.display_only})
+
+    @classmethod
+    def same_computation(cls, a, b) -> bool:
+        """Whether a response computed for ``a`` is a response for ``b``."""
+        return a is not None and b is not None and _same(cls.computation(a), cls.computation(b))
+
+    @classmethod
+    def csv_table(cls, params, response, view: str):
+        """``(header, rows)`` of ``view`` for ``response`` (computed for ``params``):
+        exactly the numbers the view plots. Default: ``response.csv_table(view)``."""
+        return response.csv_table(view)
+
+    @classmethod
+    def view_names(cls, params=None) -> list[str]:
+        """The names of the exportable views (those that exist for ``params``, if given)."""
+        return [v.name for v in cls.views if params is None or v.available(params)]
 
     # ---------------------------------------------------------------- sessions
     def to_session(self) -> dict:

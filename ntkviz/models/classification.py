@@ -14,16 +14,44 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from ntkviz import limits
 from ntkviz.dataset._settings import ClassifySettings
 from ntkviz.models._base import ParamModel
+from ntkviz.models._options import Option, View
 
 __all__ = ["ClassificationParams", "ClassificationModel", "default_cache_dir"]
 
 
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/ntkviz/classify`` (``~/.cache/ntkviz/classify``): the panel's Gram stores."""
+def default_cache_dir(name: str = "classify") -> Path:
+    """``$XDG_CACHE_HOME/ntkviz/<name>`` (``~/.cache/ntkviz/<name>``): the app's caches of
+    computed results (``classify``: the panel's Gram stores)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ntkviz" / "classify"
+    return Path(base) / "ntkviz" / name
+
+
+def _names(flag: str, text: str) -> tuple[str, ...]:
+    from ntkviz.models.kernel_curves import parse_name_list
+
+    return parse_name_list(flag, text, ("ckn", "ntk", "pixels"))
+
+
+def _numbers(kind):
+    def parse(flag: str, text: str) -> tuple:
+        from ntkviz._text import number_list
+
+        return number_list(flag, text, kind)
+
+    return parse
+
+
+def _ridge(flag: str, text: str) -> float | None:
+    """``auto`` (cross-validation) -> None, else a number."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{flag} must be a number or auto, got {text!r}") from None
 
 
 @dataclass(frozen=True)
@@ -33,6 +61,24 @@ class ClassificationParams(ClassifySettings):
     there) plus ``use_cache``: keep the Gram matrices on disk (:func:`default_cache_dir`)."""
 
     use_cache: bool = True
+
+    #: the options of the inherited settings (``ntkviz export classification``)
+    OPTIONS = {
+        "architecture": Option("--architecture", "conv architecture of the CKN and NTK: "
+                               f"{', '.join(limits.ARCH_PRESETS)} (default M1)"),
+        "kernels": Option("--kernels", "subset of ckn,ntk,pixels (default all)", metavar="LIST",
+                          text=_names),
+        "train_sizes": Option("--train-sizes", "training sizes (default 20,40,80)", metavar="LIST",
+                              text=_numbers(int)),
+        "test_size": Option("--test-size", "test digits, 10..500 (default 50)"),
+        "ridge": Option("--ridge", "relative ridge or auto (cross-validation; default)",
+                        text=_ridge),
+        "family": Option("--family", "deformation family or none (default rotation)"),
+        "amplitudes": Option("--amplitudes", "amplitudes (default 0,15,30)", metavar="LIST",
+                             text=_numbers(float)),
+        "seed": Option("--seed", "split, training order and cross-validation folds (default 0)"),
+        "use_cache": Option("--no-cache", "do not keep the Gram matrices on disk", value=False),
+    }
 
     def __post_init__(self):
         super().__post_init__()
@@ -52,6 +98,8 @@ class ClassificationModel(ParamModel):
 
     Params = ClassificationParams
     display_only = frozenset()
+    views = (View("train_size", "accuracy against the training size"),
+             View("deformation", "accuracy against the deformation amplitude of the test digits"))
 
     @classmethod
     def build_request(cls, params: ClassificationParams):

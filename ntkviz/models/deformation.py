@@ -6,7 +6,7 @@ and compares the relative feature distances ``‖Φ(L_τ x) − Φ(x)‖ / ‖Φ
 convolutional kernel network (CKN) and of the convolutional NTK of an
 architecture. :class:`DeformationModel` turns the parameters into a
 :class:`ntkviz.jobs.DeformRequest`; the GUI view, sessions and
-``ntkviz export deform`` all fill this one model, so its ranges (those of
+``ntkviz export deformation`` all fill this one model, so its ranges (those of
 :mod:`ntkviz.limits`) are the only ones. Importing this module loads neither
 numba, scipy nor Qt.
 """
@@ -18,9 +18,10 @@ from typing import Optional
 from ntkviz import limits
 from ntkviz.core.deformations.deform import Deformation  # a plain dataclass: loads no scipy
 from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
+from ntkviz.models._options import Option, Requires, View, option
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
-           "EVEN_PATCH_OFFSETS", "LayerSpec", "map_sizes"]
+           "EVEN_PATCH_OFFSETS", "LayerSpec", "map_sizes", "CONTEXT_FIELDS"]
 
 #: preset name meaning "the layers given in ``layers``"
 CUSTOM = "custom"
@@ -46,6 +47,28 @@ DEFORMATION_FIELDS = (
 )
 _DIGIT_INDEX_RANGE = (0, limits.BUNDLED_PER_CLASS - 1)
 _USER_SIDE = 28  # = ntkviz.core.deformations.digits.DIGIT_SIZE (not imported: that module loads numpy)
+#: the fields that change the context distances (the digit and the architecture)
+CONTEXT_FIELDS = ("label", "index", "user_pixels", "preset", "layers", "patch_normalization",
+                  "even_patch_offsets")
+#: reference digits per label of the context distances
+CONTEXT_PER_CLASS = 30
+
+
+def _image_option(flag: str, path: str) -> dict:
+    """``--image FILE``: the user's image prepared like the app's (area-averaged to 28×28)."""
+    from pathlib import Path
+
+    from ntkviz.core.deformations.digits import load_user_image
+
+    try:
+        image, _note = load_user_image(path)
+    except ValueError as exc:
+        raise ValueError(f"{flag} {exc}") from None
+    return {"user_pixels": image.tolist(), "user_name": Path(path).name}
+
+
+#: bundled-digit options: not with --image
+_BUNDLED_ONLY = Requires("user_pixels", (None,), "a bundled digit only: --image replaces it")
 
 
 @dataclass(frozen=True)
@@ -72,14 +95,41 @@ class DeformationParams(Deformation):
     {0, 1}).
     """
 
-    label: int = 0
-    index: int = 0
+    label: int = option(0, "--label", "class of the bundled digit, 0..9 (default 0)",
+                        requires=_BUNDLED_ONLY)
+    index: int = option(0, "--index", f"index within the class, 0..{limits.BUNDLED_PER_CLASS - 1} "
+                        "(default 0)", requires=_BUNDLED_ONLY)
     user_name: str = ""
-    user_pixels: Optional[tuple[tuple[float, ...], ...]] = None
-    preset: str = "M1"
+    user_pixels: Optional[tuple[tuple[float, ...], ...]] = option(
+        None, "--image", "your own image instead: .npy (H, W) array, or PNG/JPEG/BMP with Pillow "
+        "installed; any size (area-averaged to 28x28 like the app)", metavar="FILE",
+        text=_image_option)
+    preset: str = option("M1", "--arch", "architecture preset M1..M4", metavar="PRESET")
     layers: tuple[LayerSpec, ...] = ()
     patch_normalization: str = "sum"
-    even_patch_offsets: str = "reference"
+    even_patch_offsets: str = option("reference", "--even-offsets", "offsets of even patch sides: "
+                                     "reference ({-1, 0} for s = 2) or same ({0, 1})")
+
+    #: options of the deformation's fields (``ntkviz export deformation``)
+    OPTIONS = {
+        "translate_x": Option("--translate-x", "shift right, px, {:g}..{:g}".format(*limits.TRANSLATE_RANGE)),
+        "translate_y": Option("--translate-y", "shift down, px, {:g}..{:g}".format(*limits.TRANSLATE_RANGE)),
+        "rotation_deg": Option("--rotation", "degrees, counter-clockwise, {:g}..{:g}".format(
+            *limits.ROTATION_RANGE)),
+        "scale": Option("--scale", "zoom about the centre (1 = none), {:g}..{:g}".format(
+            *limits.SCALE_RANGE)),
+        "shear": Option("--shear", "horizontal shear factor, {:g}..{:g}".format(*limits.SHEAR_RANGE)),
+        "smooth_amplitude": Option("--smooth", "smooth random field amplitude, px, {:g}..{:g}".format(
+            *limits.SMOOTH_AMPLITUDE_RANGE)),
+        "smooth_length": Option("--smooth-length", "smooth field correlation length, px, "
+                                "{:g}..{:g}".format(*limits.SMOOTH_LENGTH_RANGE)),
+        "smooth_seed": Option("--smooth-seed", "smooth field seed, {:g}..{:g}".format(
+            *limits.SEED_RANGE)),
+        "infimnist_alpha": Option("--alpha", "Infinite-MNIST style alpha, {:g}..{:g}".format(
+            *limits.INFIMNIST_ALPHA_RANGE)),
+        "infimnist_seed": Option("--alpha-seed", "Infinite-MNIST style seed, {:g}..{:g}".format(
+            *limits.SEED_RANGE)),
+    }
 
     def __post_init__(self):
         check_int("label", self.label, limits.DIGIT_LABEL_RANGE)
@@ -215,18 +265,64 @@ def map_sizes(params: DeformationParams) -> list[tuple[int, int]]:
 
 
 class DeformationModel(ParamModel):
-    """Model of the deformation editor (``ntkviz export deform`` fills the same one)."""
+    """Model of the deformation editor (``ntkviz export deformation`` fills the same one).
+
+    Two jobs: the deformation (:meth:`build_request`, at every change) and the context
+    distances of the digit (:meth:`context_request`: built again only when a field of
+    :data:`CONTEXT_FIELDS` changes; its results are kept on disk in the user's cache
+    folder, ``$XDG_CACHE_HOME/ntkviz/context``)."""
 
     Params = DeformationParams
+    views = (View("original", "the digit x"), View("deformed", "L_τx (default)"),
+             View("difference", "L_τx − x"),
+             View("displacement", "τ (CSV: one row per pixel)"),
+             View("context", "distances to other digits (CSV: category, map, relative distance)"))
+    #: the default view of ``ntkviz export deformation``
+    default_view = "deformed"
+    #: reference digits per label of the context distances
+    context_per_class = CONTEXT_PER_CLASS
+
+    def __init__(self, params=None):
+        super().__init__(params)
+        self._context = (None, None)  # (context field values, request)
 
     @classmethod
     def build_request(cls, params: DeformationParams):
-        """The :class:`ntkviz.jobs.DeformRequest` of ``params`` (its response's
-        ``csv_table("context")`` computes the context distances, cached)."""
+        """The :class:`ntkviz.jobs.DeformRequest` of ``params``."""
         from ntkviz.jobs import DeformRequest
 
         image, label, _ = params.digit()
         return DeformRequest(image, params.deformation(), params.architecture(), label=label)
+
+    @classmethod
+    def build_context_request(cls, params: DeformationParams, per_class: int | None = None):
+        """The :class:`ntkviz.jobs.ContextRequest` of the digit and architecture of
+        ``params`` (``per_class`` references per label, default :attr:`context_per_class`;
+        disk cache in ``$XDG_CACHE_HOME/ntkviz/context``)."""
+        from ntkviz.jobs import ContextRequest
+        from ntkviz.models.classification import default_cache_dir
+
+        image, label, _ = params.digit()
+        return ContextRequest(image, label, params.architecture(),
+                              per_class=per_class or cls.context_per_class,
+                              cache_dir=str(default_cache_dir("context")))
+
+    def context_request(self):
+        """The context request of the current parameters, the same object until a field of
+        :data:`CONTEXT_FIELDS` (or :attr:`context_per_class`) changes: a slider move builds
+        nothing."""
+        key = (*(getattr(self.params, f) for f in CONTEXT_FIELDS), self.context_per_class)
+        if self._context[0] != key:
+            self._context = (key, self.build_context_request(self.params, self.context_per_class))
+        return self._context[1]
+
+    @classmethod
+    def csv_table(cls, params: DeformationParams, response, view: str):
+        """The view's table; ``context`` computes the context distances first (cached)."""
+        from ntkviz.jobs import deform_csv_table
+
+        context = cls.build_context_request(params)() if view == "context" else None
+        return deform_csv_table(view, response, context)
 
     @classmethod
     def parse(cls, state, base=None):

@@ -14,9 +14,10 @@ from dataclasses import dataclass, fields
 from ntkviz import limits
 from ntkviz._text import number_list
 from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
+from ntkviz.models._options import Requires, View, option
 
 __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_choice_fields",
-           "choice_specs", "parse_int_list", "parse_name_list"]
+           "choice_specs", "parse_int_list", "parse_name_list", "kernels_field"]
 
 
 def parse_name_list(name: str, text: str, allowed: tuple) -> tuple[str, ...]:
@@ -36,6 +37,23 @@ def parse_int_list(name: str, text: str) -> tuple[int, ...]:
     return number_list(name, text, int)
 
 
+def _names(flag: str, text: str) -> tuple[str, ...]:
+    return parse_name_list(flag, text, limits.KERNEL_NAMES)
+
+
+#: the options of the deep NTK/NNGP apply when one of them is drawn
+DEEP_ONLY = Requires("kernels", limits.DEEP_KERNELS, "ntk and nngp only; --kernels is {kernels}")
+_D_LO, _D_HI = limits.DEPTH_RANGE
+_B_LO, _B_HI = limits.BIAS_RANGE
+
+
+def kernels_field(default: tuple[str, ...]):
+    """The ``kernels`` field with its option (a panel with other default kernels
+    declares the field again with this)."""
+    return option(default, "--kernels", "comma-separated among arccos0 (κ0), arccos1 (κ1), ntk, "
+                  f"nngp (default: {','.join(default)})", metavar="LIST", text=_names)
+
+
 @dataclass(frozen=True)
 class KernelChoice:
     """Which dot-product kernels to draw.
@@ -48,12 +66,19 @@ class KernelChoice:
     κ(1) (for ReLU, β = 0: NTK_L/L).
     """
 
-    kernels: tuple[str, ...] = ("ntk", "arccos1")
-    activation: str = limits.DEFAULT_ACTIVATION
-    depth: int = 2
-    extra_depths: tuple[int, ...] = ()
-    bias: float = 0.0
-    normalize: bool = False
+    kernels: tuple[str, ...] = kernels_field(("ntk", "arccos1"))
+    activation: str = option(limits.DEFAULT_ACTIVATION, "--activation",
+                             f"activation of NTK/NNGP (default {limits.DEFAULT_ACTIVATION})",
+                             choices=limits.ACTIVATIONS, requires=DEEP_ONLY)
+    depth: int = option(2, "--depth", f"depth L (weight layers, {_D_LO}..{_D_HI}) of NTK/NNGP "
+                        "(default 2)", metavar="L", requires=DEEP_ONLY)
+    extra_depths: tuple[int, ...] = option((), "--depths", f"more NTK/NNGP depths to overlay, "
+                                           f"e.g. 3,5 ({_D_LO}..{_D_HI})", metavar="LIST",
+                                           text=parse_int_list, requires=DEEP_ONLY)
+    bias: float = option(0.0, "--bias", f"bias variance β of NTK/NNGP, in [{_B_LO:g}, {_B_HI:g}] "
+                         "(default 0)", metavar="BETA", requires=DEEP_ONLY)
+    normalize: bool = option(False, "--normalize", "divide each kernel by its value at u = 1 "
+                             "(the 1/L variant)", value=True)
 
     def __post_init__(self):
         check_choice_fields(self)
@@ -113,6 +138,7 @@ def kernel_specs(p) -> tuple:
 
 
 CHOICE_FIELDS = tuple(f.name for f in fields(KernelChoice))
+_OVERLAY_ONLY = Requires("overlay", (True,), "the finite-width overlay only: add --net-width M")
 
 
 @dataclass(frozen=True)
@@ -126,13 +152,18 @@ class KernelCurvesParams(KernelChoice):
     hidden width ``width`` (first seed ``seed``) against the first NTK/NNGP curve.
     """
 
-    derivative: bool = False
+    derivative: bool = option(False, "--derivative", "plot κ'(u) instead of κ(u)", value=True)
     near_one: bool = True
-    n_points: int = 801
+    n_points: int = option(801, "--points", "grid points on [-1, 1], {}..{} (default 801)".format(
+        *limits.CURVE_POINTS_RANGE))
     overlay: bool = False
-    width: int = 100
-    seed: int = 0
-    n_samples: int = 4
+    width: int = option(100, "--net-width", "add the finite-width overlay: empirical kernels of "
+                        "networks of hidden width M, {}..{}".format(*limits.NET_WIDTH_RANGE),
+                        metavar="M", sets={"overlay": True})
+    seed: int = option(0, "--seed", "overlay random seed, 0..2^32-1 (default 0)",
+                       requires=_OVERLAY_ONLY)
+    n_samples: int = option(4, "--samples", "overlay: number of networks, {}..{} (default 4)".format(
+        *limits.NET_SAMPLES_RANGE), requires=_OVERLAY_ONLY)
 
     def __post_init__(self):
         super().__post_init__()
@@ -153,6 +184,9 @@ class KernelCurvesModel(ParamModel):
 
     Params = KernelCurvesParams
     display_only = frozenset({"near_one"})
+    views = (View("curves", "κ(u) on [-1, 1]"),
+             View("near_one", "2κ(1) − 2κ(1 − ε) against ε = 1 − u on log–log axes with the ε^½ "
+                  "and ε guides", shows={"near_one": True}))
 
     @classmethod
     def build_request(cls, params: KernelCurvesParams):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ntkviz import limits
 from ntkviz.models._base import ParamModel
 from ntkviz.models._base import check_bool, check_int
+from ntkviz.models._options import View, option
 from ntkviz.models.kernel_curves import KernelChoice, kernel_specs
 
 __all__ = ["SpectrumParams", "SpectrumModel", "SPECTRUM_KMAX_RANGE"]
@@ -25,16 +26,18 @@ SPECTRUM_KMAX_RANGE = (max(1, limits.KMAX_RANGE[0]), limits.KMAX_RANGE[1])
 class SpectrumParams(KernelChoice):
     """Eigenvalue-decay panel parameters.
 
-    ``dim`` is p (sphere S^{p−1}), ``kmax`` the largest degree; ``weighted`` plots
-    N(p, k) μ_k (degree k's share of κ(1)) instead of μ_k. Display only: ``guides``
+    ``dim`` is p (sphere S^{p−1}), ``kmax`` the largest degree. Display only:
+    ``weighted`` (plot N(p, k) μ_k, degree k's share of κ(1), instead of μ_k), ``guides``
     (the asymptotic decay C k^exponent, constants from closed forms) and ``slope``
     (the local log–log slope view).
     """
 
-    dim: int = 3
-    kmax: int = 100
-    weighted: bool = False
-    guides: bool = True
+    dim: int = option(3, "--dim", "input dimension p, {}..{} (default 3)".format(
+        *limits.DIM_RANGE), metavar="P")
+    kmax: int = option(100, "--kmax", "largest degree k, {}..{} (default 100)".format(
+        *SPECTRUM_KMAX_RANGE))
+    weighted: bool = option(False, "--weighted", "plot N(p, k) μ_k instead of μ_k", value=True)
+    guides: bool = option(True, "--no-guides", "omit the C k^exponent guide lines", value=False)
     slope: bool = True
 
     def __post_init__(self):
@@ -49,16 +52,23 @@ class SpectrumModel(ParamModel):
     """Model of the eigenvalue-decay panel (``ntkviz export spectrum`` fills the same one)."""
 
     Params = SpectrumParams
-    display_only = frozenset({"guides", "slope"})
+    display_only = frozenset({"weighted", "guides", "slope"})
+    views = (View("spectrum", "μ_k against k"),
+             View("slope", "local log–log slope", shows={"slope": True}))
 
     @classmethod
     def build_request(cls, params: SpectrumParams):
-        """The :class:`ntkviz.jobs.SpectrumRequest` drawing ``params`` (guides and slopes
-        are always computed)."""
+        """The :class:`ntkviz.jobs.SpectrumRequest` drawing ``params`` (guides, slopes and the
+        multiplicity-weighted values are always computed)."""
         from ntkviz.jobs import SpectrumRequest
 
-        return SpectrumRequest(specs=kernel_specs(params), dim=params.dim, kmax=params.kmax,
-                               weighted=params.weighted)
+        return SpectrumRequest(specs=kernel_specs(params), dim=params.dim, kmax=params.kmax)
+
+    @classmethod
+    def csv_table(cls, params: SpectrumParams, response, view: str):
+        """The view's table, with ``y_plotted`` (and the slopes) of the plotted quantity:
+        N(p, k) μ_k when ``weighted``."""
+        return response.csv_table(view, weighted=params.weighted)
 
     @classmethod
     def gallery_cases(cls) -> dict[str, dict]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz.models._base import ParamModel, check_float, check_int
+from ntkviz.models._options import View, option
 
 __all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
            "sweep_cost"]
@@ -27,6 +28,8 @@ FAMILY_AXES = {
     "infimnist": ("Infinite-MNIST α", 0.01, 3.0),
 }
 _N_BUNDLED = 10 * limits.BUNDLED_PER_CLASS
+_A_LO, _A_HI = limits.AMPLITUDE_RANGE
+_C_LO, _C_HI = limits.AMPLITUDE_COUNT_RANGE
 
 
 def family_defaults(family: str) -> dict:
@@ -36,6 +39,28 @@ def family_defaults(family: str) -> dict:
         return {}
     _, lo, hi = FAMILY_AXES[family]
     return {"amplitude_min": lo, "amplitude_max": hi}
+
+
+def amplitude_option(flag: str, text: str) -> dict:
+    """``MIN,MAX[,COUNT]`` -> the fields ``amplitude_min``, ``amplitude_max`` (and
+    ``amplitude_count``); ranges are checked by the parameters."""
+    from ntkviz._text import number_list
+
+    values = number_list(flag, text, float)
+    if len(values) not in (2, 3):
+        raise ValueError(f"{flag} must be MIN,MAX or MIN,MAX,COUNT, got {len(values)} numbers")
+    out = {"amplitude_min": values[0], "amplitude_max": values[1]}
+    if len(values) == 3:
+        if not values[2].is_integer():
+            raise ValueError(f"{flag} COUNT must be an integer, got {values[2]:g}")
+        out["amplitude_count"] = int(values[2])
+    return out
+
+
+def _digits(flag: str, text: str) -> tuple[int, ...]:
+    from ntkviz._text import number_list
+
+    return number_list(flag, text, int)
 
 
 @dataclass(frozen=True)
@@ -52,15 +77,22 @@ class StabilityParams:
     (a digit is never compared with itself).
     """
 
-    family: str = "smooth"
-    digits: tuple[int, ...] = (0, 100, 200, 300, 400, 500, 600, 700, 800, 900)
-    amplitude_min: float = 0.01
+    family: str = option("smooth", "--family", f"deformation family: {', '.join(limits.FAMILIES)} "
+                         "(default smooth)", sets=family_defaults)
+    digits: tuple[int, ...] = option((0, 100, 200, 300, 400, 500, 600, 700, 800, 900), "--digits",
+                                     f"bundled digit indices 0..{_N_BUNDLED - 1}, comma-separated "
+                                     "(index = 100 * label + i)", metavar="LIST", text=_digits)
+    amplitude_min: float = option(
+        0.01, "--amplitudes", f"log-spaced amplitude range in ({_A_LO:g}, {_A_HI:g}] (px, degrees "
+        f"or alpha) and count {_C_LO}..{_C_HI}; default: the family's range, 6 values",
+        metavar="MIN,MAX[,COUNT]", text=amplitude_option)
     amplitude_max: float = 3.0
     amplitude_count: int = 6
-    seeds: int = 1
-    first_seed: int = 0
-    architecture: str = "M1"
-    reference_per_class: int = 5
+    seeds: int = option(1, "--seeds", "deformations per digit and amplitude", metavar="N")
+    first_seed: int = option(0, "--first-seed", "first random seed", metavar="S")
+    architecture: str = option("M1", "--arch", "architecture preset M1..M4", metavar="PRESET")
+    reference_per_class: int = option(5, "--references", "reference digits per label for the "
+                                      "same-/any-label levels (1..100)", metavar="N")
 
     def __post_init__(self):
         if self.family not in limits.FAMILIES:
@@ -124,11 +156,12 @@ class StabilityModel(ParamModel):
     """Model of the stability view (``ntkviz export stability`` fills the same one)."""
 
     Params = StabilityParams
+    views = (View("stability", "relative distance against amplitude, log–log"),)
 
     @classmethod
     def build_request(cls, params: StabilityParams):
         """The :class:`ntkviz.jobs.StabilityRequest` of ``params`` (``iterate()`` yields
-        partial results; calling it returns the final ``SweepResult``)."""
+        progress with partial results; calling it returns the final ``SweepResult``)."""
         from ntkviz.core.conv.architecture import PRESETS
         from ntkviz.jobs import StabilityRequest
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ntkviz import limits
 from ntkviz.core.training._train_config import METRICS, frame_steps
 from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
+from ntkviz.models._options import View, option
 
 __all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS", "LR_RANGE"]
 
@@ -29,6 +30,17 @@ DEFAULT_METRICS = ("train_loss", "test_loss", "relative_displacement", "gap", "k
 LR_RANGE = (1e-6, limits.LR_RANGE[1])
 #: fields that select the computation: changing one may shorten the timeline
 RUN_FIELDS = ("steps", "frames", "log_time")
+
+
+def _metric_names(flag: str, text: str) -> tuple[str, ...]:
+    names = tuple(t.strip() for t in text.split(","))
+    if any(not t for t in names):
+        raise ValueError(f"{flag} must be names separated by single commas, got {text!r}")
+    return names
+
+
+def _range(bounds) -> str:
+    return "in [{}, {}]".format(*bounds)
 
 
 @dataclass(frozen=True)
@@ -58,22 +70,38 @@ class TrainingParams:
     autoplay : play a new run from its first frame as it arrives (display only).
     """
 
-    alpha: float = 0.01
+    alpha: float = option(0.01, "--alpha", "output scale α = τ², in [{:g}, {:g}] "
+                          "(default 0.01)".format(*limits.ALPHA_RANGE))
     compare: bool = True
-    alpha2: float = 100.0
-    width: int = 20
-    samples: int = 15
-    teacher: int = 3
-    dim: int = 2
-    lr: float = 0.005
-    steps: int = 10000
-    frames: int = 120
-    seed: int = 0
-    init: str = "symmetric"
-    ntk_scaling: bool = False
-    log_time: bool = True
-    metrics: tuple[str, ...] = DEFAULT_METRICS
-    frame: int = -1
+    alpha2: float = option(100.0, "--compare-alpha", "add a second run at this α, side by side, "
+                           "in [{:g}, {:g}]".format(*limits.ALPHA_RANGE), metavar="ALPHA2",
+                           sets={"compare": True})
+    width: int = option(20, "--width-m", f"student width m, even, {_range(limits.TRAIN_WIDTH_RANGE)} "
+                        "(default 20)", metavar="M")
+    samples: int = option(15, "--samples", f"training inputs n, {_range(limits.TRAIN_SAMPLES_RANGE)} "
+                          "(default 15)")
+    teacher: int = option(3, "--teacher", f"teacher neurons m0, {_range(limits.TEACHER_RANGE)} "
+                          "(default 3)")
+    dim: int = option(2, "--dim", "input dimension d, inputs on S^{d-1}, "
+                      f"{_range(limits.TRAIN_DIM_RANGE)} (default 2)")
+    lr: float = option(0.005, "--lr", "step size, the same for every α, in [1e-06, 1000] "
+                       "(default 0.005)")
+    steps: int = option(10000, "--steps", f"gradient steps, {_range(limits.STEPS_RANGE)} "
+                        "(default 10000)")
+    frames: int = option(120, "--frames", f"recorded frames after the first, "
+                         f"{_range(limits.FRAMES_RANGE)}, log-spaced in time (default 120)")
+    seed: int = option(0, "--seed", f"teacher, data and initialisation seed, {_range(limits.SEED_RANGE)}")
+    init: str = option("symmetric", "--init", f"initialisation: {' or '.join(limits.INITS)} "
+                       "(default symmetric)")
+    ntk_scaling: bool = option(False, "--ntk-scaling", "multiply the student by 1/sqrt(m)",
+                               value=True)
+    log_time: bool = option(True, "--linear-time", "record frames evenly spaced in time instead "
+                            "of log-spaced", value=False)
+    metrics: tuple[str, ...] = option(DEFAULT_METRICS, "--metrics", "metric curves drawn, "
+                                      f"comma-separated (default: {', '.join(DEFAULT_METRICS)})",
+                                      metavar="NAMES", text=_metric_names)
+    frame: int = option(-1, "--frame", "frame for PNG/SVG/CSV: 0 = initialisation … frame count − 1, "
+                        "or -1 = the last (default)", metavar="N")
     autoplay: bool = True
 
     def __post_init__(self):
@@ -121,6 +149,20 @@ class TrainingModel(ParamModel):
 
     Params = TrainingParams
     display_only = frozenset({"metrics", "frame", "autoplay"})
+    views = (View("figure", "the whole figure (CSV: the metrics of every frame)"),
+             View("neurons", "the first run's neurons (CSV: at --frame)"),
+             View("predictor", "the first run's predictors (CSV: at --frame)"),
+             View("metrics", "the first run's metrics"),
+             View("neurons_2", "the second run's neurons", needs={"compare": True}),
+             View("predictor_2", "the second run's predictors", needs={"compare": True}),
+             View("metrics_2", "the second run's metrics", needs={"compare": True}))
+    #: an export is one run unless --compare-alpha asks for two, and never plays
+    export_state = {"compare": False, "autoplay": False}
+
+    @classmethod
+    def csv_table(cls, params: TrainingParams, response, view: str):
+        """The view's table at the frame shown (``frame``)."""
+        return response.csv_table(view, params.frame)
 
     @classmethod
     def parse(cls, state, base=None):
@@ -148,9 +190,9 @@ class TrainingModel(ParamModel):
                              init=params.init)
         return TrainRequest(config, params.compare_alpha)
 
-    def update_run(self, **changes) -> frozenset:
-        """:meth:`update` from a control: when the new timeline is shorter than the frame
-        shown, show its last frame instead of refusing the change."""
+    def update(self, **changes) -> frozenset:
+        """As :meth:`ParamModel.update`; when a change of the timeline makes it shorter
+        than the frame shown, the last frame is shown instead of refusing the change."""
         if "frame" not in changes and any(k in changes for k in RUN_FIELDS):
             probe = {k: changes.get(k, getattr(self.params, k)) for k in RUN_FIELDS}
             try:
@@ -159,7 +201,7 @@ class TrainingModel(ParamModel):
                 count = None  # invalid: let the dataclass name the field
             if count is not None and self.params.frame >= count:
                 changes["frame"] = -1
-        return self.update(**changes)
+        return super().update(**changes)
 
     @classmethod
     def gallery_cases(cls) -> dict[str, dict]:

@@ -75,7 +75,7 @@ def test_session_file_missing_or_folder(what, tmp_path, capsys, no_window):
 
 def test_good_session_opens(tmp_path):
     """A session written from the parameter models' defaults opens; the screenshot is saved."""
-    from ntkviz.gui.panels import keys, model_class
+    from ntkviz.panels import keys, model_class
 
     panels = {}
     for key in ("kernel", "spectrum"):

@@ -20,7 +20,7 @@ def _gc_on_the_gui_thread(request, qapp):
     if request.node.get_closest_marker("own_gc"):
         yield
         return
-    from ntkviz.gui.workers import GUI_THREAD_GC
+    from ntkviz.gui.collector import GUI_THREAD_GC
 
     GUI_THREAD_GC.hold()
     yield

@@ -67,3 +67,32 @@ def test_sessions_and_refused_values(panel):
     assert panel.model.params.amplitudes == (0.0, 1.0, 2.0)
     with pytest.raises(ValueError, match="M4"):
         panel.set_state({"architecture": "M4", "kernels": ["ntk"]})
+
+
+def test_another_seed_never_shows_the_previous_curves(panel, qtbot, tmp_path):
+    """A new seed empties the plots at once, with a note; while the run for it computes,
+    the previous seed's curves stay hidden, and nothing of them is exported."""
+    from ntkviz.gui.export import export_view
+
+    panel.set_state({**SMALL, "kernels": ["pixels"]})
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.start()
+    curve = panel.curves[("train_size", "pixels")]
+    assert curve.isVisible() and len(curve.getData()[0]) == 2
+    panel.seed_spin.setValue(7)
+    assert not curve.isVisible() and not panel.plots["train_size"].legend.isVisible()
+    assert any(n.isVisible() and "parameters changed" in n.toPlainText() for n in panel._notes)
+    assert "parameters changed" in panel.info.text()
+    with pytest.raises(ValueError, match="nothing to export"):
+        export_view(panel, "train_size", tmp_path / "stale.png")
+    seen = []  # the curve as each partial result of the new run arrives
+    panel.slot.yielded.connect(lambda *_: seen.append((curve.isVisible(),
+                                                       getattr(panel.drawn, "seed", None))))
+    panel.start()
+    assert not curve.isVisible()  # running: the seed-0 curves are not back
+    assert any(n.isVisible() and "running" in n.toPlainText() for n in panel._notes)
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        pass
+    assert all(seed == 7 for visible, seed in seen if visible)
+    assert curve.isVisible() and panel.drawn.seed == 7
+    export_view(panel, "train_size", tmp_path / "fresh.png")

@@ -28,7 +28,7 @@ def panel(qtbot, dispatcher):
     from ntkviz.gui.panels.deformation import QtDeformationPanel
 
     p = QtDeformationPanel(dispatcher)
-    p.context_per_class = 2  # keep the background context job small in tests
+    p.model.context_per_class = 2  # keep the background context job small in tests
     p._drawn_id = 0
     p.computed.connect(lambda rid: setattr(p, "_drawn_id", rid))
     qtbot.addWidget(p)
@@ -219,7 +219,7 @@ def test_context_bars_show_the_context_job(qtbot, panel):
     if panel.context_result() is None:
         with qtbot.waitSignal(panel.context_computed, timeout=TIMEOUT):
             pass
-    want = ContextRequest(panel.digit, 0, PRESETS["M1"], per_class=2).run()
+    want = ContextRequest(panel.digit, 0, PRESETS["M1"], per_class=2)()
     got = panel.context_result()
     assert got.levels == want.levels
     heights = panel.context.bars["mean_same"].opts["height"]
@@ -309,11 +309,12 @@ def test_runs_standalone_and_quits_cleanly_mid_computation(tmp_path, module):
     assert proc.stderr.strip() == "", proc.stderr
 
 
-def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher):
+def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher, tmp_path, monkeypatch):
     from ntkviz.gui.panels.deformation import QtDeformationPanel
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # nothing computed before
     p = QtDeformationPanel(dispatcher)
-    p.context_per_class = 3
+    p.model.context_per_class = 3
     qtbot.addWidget(p)
     with qtbot.waitSignal(dispatcher.yielded, timeout=TIMEOUT):
         p.refresh()
@@ -483,3 +484,30 @@ def test_an_image_export_keeps_its_bar_beside_the_image(panel, view, size):
         left, right = image.left() - figure.left(), figure.right() - colours.right()
         assert abs(left - right) < 0.1 * size[0]  # the pair is centred
     assert item.geometry() == before
+
+
+def test_context_distances_are_not_computed_again_at_the_next_start(qtbot, dispatcher,
+                                                                      tmp_path, monkeypatch):
+    """The context distances are kept in the user's cache folder: a later start (the
+    memory cache empty) draws them without running the context job."""
+    import ntkviz.jobs._deform as jobs_deform
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(jobs_deform, "_CONTEXT_CACHE", {})
+    first = QtDeformationPanel(dispatcher)
+    first.model.context_per_class = 2
+    qtbot.addWidget(first)
+    with qtbot.waitSignal(first.context_computed, timeout=TIMEOUT):
+        first.refresh()
+    assert list((tmp_path / "ntkviz" / "context").glob("context-*.json"))
+    monkeypatch.setattr(jobs_deform, "_CONTEXT_CACHE", {})  # a new session
+    started = []
+    dispatcher.busy.connect(lambda key, busy: busy and started.append(key))
+    again = QtDeformationPanel(dispatcher)
+    again.model.context_per_class = 2
+    qtbot.addWidget(again)
+    with qtbot.waitSignal(again.context_computed, timeout=TIMEOUT):
+        again.refresh()
+    assert again.context_slot.key not in started  # no context job ran
+    assert again.context_result().levels == first.context_result().levels

@@ -252,7 +252,9 @@ def test_run_export_csv_needs_no_qt_and_bad_state_is_refused_first(tmp_path):
 def test_run_export_png_is_the_panels_figure(qapp, tmp_path):
     from ntkviz.cli._export import run_export
 
-    out = run_export(tmp_path / "k.png", "kernel", {"depth": 4}, None, 640)
+    out = tmp_path / "k.png"
+    response = run_export(out, "kernel", {"depth": 4}, None, 640)
+    assert [c.spec.depth for c in response.curves if c.spec.name == "ntk"] == [4]
     image = QtGui.QImage(str(out))
     assert image.width() == 640 and image.height() > 100
     with pytest.raises(ValueError, match="one of"):

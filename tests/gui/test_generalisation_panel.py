@@ -7,13 +7,13 @@ import pytest
 pytest.importorskip("PySide6")
 
 from ntkviz.gui.headless import build_panel, ensure_app  # noqa: E402
-from ntkviz.gui.panels.generalisation import MC_KEY, QtGeneralisationPanel  # noqa: E402
+from ntkviz.gui.panels.learning import MC_KEY, QtLearningPanel  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def panel():
     ensure_app()
-    p = build_panel(QtGeneralisationPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
+    p = build_panel(QtLearningPanel, {"kmax": 60, "n": 100}, size=(1200, 800))
     yield p
     p.dispatcher.shutdown()
 
@@ -84,7 +84,7 @@ def test_error_bars_are_95_percent_student_t_intervals(panel, qtbot):
 
 def test_session_restores(panel):
     state = dict(panel.state(), dim=4, target="ridge:0.1", view="gp")
-    other = build_panel(QtGeneralisationPanel, state, size=(900, 600))
+    other = build_panel(QtLearningPanel, state, size=(900, 600))
     try:
         assert other.model.params == panel.model.parse(state)
         assert other.target_edit.text() == "ridge:0.1" and other.view_combo.currentText() == "gp"
@@ -111,3 +111,40 @@ def test_degree_bars_write_the_target(panel):
     assert panel.model.params.target == "1:1,2:1,3:-0.5,4:1,7:1"
     panel.model.update(target="ridge:0.2")
     assert all(b.value() == 0 for b in panel.bars)
+
+
+def test_monte_carlo_cancel_resets_the_bar_and_says_where_it_stopped(qtbot):
+    """Cancel puts the Monte-Carlo bar back to 0 and says at what fraction it stopped;
+    nothing of the cancelled run is drawn. The window's progress names the job."""
+    p = build_panel(QtLearningPanel, {"kmax": 60, "n": 100, "mc_sizes": [1500, 3000],
+                                      "seeds": 40}, size=(1200, 800))
+    try:
+        assert p.mc_slot.title == "Generalisation: Monte-Carlo"
+        assert p.start_monte_carlo()
+        qtbot.waitUntil(lambda: p.progress.value() > 0, timeout=120_000)
+        p.mc_cancel.click()
+        qtbot.waitUntil(lambda: not p.mc_slot.is_busy(), timeout=120_000)
+        qtbot.wait(50)
+        assert p.progress.value() == 0
+        assert "cancelled at" in p.mc_note.text() and "%" in p.mc_note.text()
+        assert p.mc_response is None and p.mc_current() is None
+        names = [it.name() for it in p.plots["curve"].listDataItems()]
+        assert not any(n and "Monte-Carlo" in n for n in names)
+    finally:
+        p.dispatcher.shutdown()
+
+
+def test_monte_carlo_of_other_parameters_is_not_drawn(panel, qtbot):
+    panel.model.update(mc_sizes=(30, 100), seeds=2)
+    if panel.mc_current() is None:
+        panel.start_monte_carlo()
+        qtbot.waitUntil(lambda: panel.mc_current() is not None, timeout=120_000)
+    names = lambda: [it.name() for it in panel.plots["curve"].listDataItems() if it.name()]  # noqa: E731
+    assert any("Monte-Carlo" in n for n in names())
+    panel.model.update(mc_sizes=(30, 200))  # display-only for the theory; another Monte-Carlo
+    assert not any("Monte-Carlo" in n for n in names())
+    assert "parameters changed" in panel.mc_note.text()
+    header, rows = panel.csv_table("curve")
+    assert "empirical_test_mse" not in header
+    panel.model.update(mc_sizes=(30, 100))  # back: the result belongs again
+    assert any("Monte-Carlo" in n for n in names())

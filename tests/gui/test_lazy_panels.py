@@ -5,31 +5,22 @@ from __future__ import annotations
 import json
 
 from ntkviz.gui.main_window import MainWindow
-from ntkviz.gui.panels import PANELS, TITLES, panel_class
+from ntkviz.panels import specs, view_class
 
 MINE = ["kernel", "spectrum"]
 
 
-def test_titles_match_the_panel_classes():
-    assert list(TITLES) == [key for key, _, _ in PANELS]
-    assert {key: panel_class(key).title for key in TITLES} == TITLES
-
-
-def test_model_class_is_the_views_model_and_found_without_qt():
-    import subprocess
-    import sys
-
-    from ntkviz.gui.panels import model_class
-
-    for key in TITLES:
-        assert model_class(key) is panel_class(key).model_cls
-    code = ("import sys\n"
-            "from ntkviz.cli._export import registry\n"
-            "reg = registry()\n"
-            "[reg.model_class(k) for k in reg.keys()]\n"
-            "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]\n"
-            "assert not bad, bad\n")
-    subprocess.run([sys.executable, "-c", code], check=True)
+def test_views_take_key_title_and_model_from_their_spec(dispatcher, qtbot):
+    """Each view, built with nothing but a dispatcher, is its spec's tab: key, title, a
+    model of the spec's model class, and one exportable view per view of the model."""
+    for spec in specs():
+        cls = view_class(spec.key)
+        assert not {"key", "title", "model_cls"} & set(vars(cls)), cls
+        panel = cls(dispatcher)
+        qtbot.addWidget(panel)
+        assert (panel.key, panel.title) == (spec.key, spec.title)
+        assert type(panel.model).__name__ == spec.model.rpartition(":")[2]
+        assert list(panel.plot_items()) == panel.model.view_names()
 
 
 def test_only_the_visible_panel_is_built_until_its_tab_is_shown(qtbot, dispatcher, settings):

@@ -181,7 +181,7 @@ def test_a_passing_note_gives_the_status_bar_back_to_the_panel(qtbot, window):
     shown = window.statusBar().currentMessage()
     assert "must be in [2, 50]" in shown
     window.messages.show_error("a session error")
-    window._show_note("computations ready", seconds=0.05)
+    window.show_note("computations ready", seconds=0.05)
     assert window.statusBar().currentMessage() == "computations ready"
     assert window.error_text() == "a session error"
     qtbot.waitUntil(lambda: window.statusBar().currentMessage() == shown, timeout=2000)
@@ -211,15 +211,13 @@ def test_progress_and_cancel_for_long_job(qtbot, window):
 
 
 def test_one_cancel_per_job(qtbot, window):
-    """A panel with its own Cancel button gets no second one in the status bar."""
-    kernel = window.panels["kernel"]
-    kernel.own_cancel = True
-    try:
-        window.dispatcher.submit("kernel", lambda: time.sleep(1.0), immediate=True)
-        qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=5000)
-        assert not window.cancel_button.isVisible()
-    finally:
-        del kernel.own_cancel
+    """A job whose panel has its own Cancel button gets no second one in the status bar."""
+    from ntkviz.gui.workers import JobSlot
+
+    slot = JobSlot(window.dispatcher, "own", "With its own Cancel", window, own_cancel=True)
+    slot.submit(lambda: time.sleep(1.0), immediate=True)
+    qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=5000)
+    assert not window.cancel_button.isVisible()
 
 
 def test_stability_has_its_own_cancel_only(qtbot, dispatcher, settings):
@@ -230,18 +228,39 @@ def test_stability_has_its_own_cancel_only(qtbot, dispatcher, settings):
     w.show()
     stability = w.current_panel()
     assert stability.own_cancel and stability.key == "stability"
-    w.dispatcher.submit("stability", lambda: time.sleep(1.0), immediate=True)
+    stability.slot.submit(lambda: time.sleep(1.0), immediate=True)
     qtbot.waitUntil(lambda: w.progress.isVisible(), timeout=5000)
     assert not w.cancel_button.isVisible()
-    stability.own_cancel_jobs = ("stability:extra",)
-    try:
-        w.dispatcher.submit("stability:extra", lambda: time.sleep(1.0), immediate=True)
-        w.dispatcher.submit("other", lambda: time.sleep(1.0), immediate=True)
-        qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=5000)
-        assert w._cancellable_here() == ["other"]
-    finally:
-        del stability.own_cancel_jobs
+    w.dispatcher.submit("other", lambda: time.sleep(1.0), immediate=True)
+    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=5000)
+    assert w.status.cancellable() == ["other"]
     qtbot.waitUntil(lambda: not w.progress.isVisible(), timeout=10000)
+
+
+def test_the_progress_bar_names_its_job(qtbot, window):
+    """The status bar's progress says which tab's job it follows (a job of another tab
+    waiting or running is never shown as the current tab's)."""
+    from types import SimpleNamespace
+
+    from ntkviz.gui.workers import JobSlot
+
+    def job():
+        for i in range(6):
+            time.sleep(0.15)
+            yield SimpleNamespace(fraction=(i + 1) / 6)
+
+    class Long:
+        iterated = True
+
+        def iterate(self):
+            return job()
+
+    slot = JobSlot(window.dispatcher, "classification", "Classification", window)
+    window.show_panel("spectrum")
+    with qtbot.waitSignal(slot.returned, timeout=10000):
+        slot.submit(Long())
+    assert window.progress.format().startswith("Classification")
+    assert window.progress.text().startswith("Classification: ")
 
 
 def test_progress_fraction_from_generator(qtbot, window):
@@ -280,3 +299,79 @@ def test_default_size_fits_a_small_screen():
     assert default_size(Screen(1280, 690)) == (1280, 690)  # a 1280×720 screen with a panel
     assert default_size(Screen(1920, 1200)) == DEFAULT_SIZE
     assert default_size(None) == DEFAULT_SIZE
+
+
+QUIT_DURING_JOBS = """
+import sys, time
+from PySide6 import QtCore
+from ntkviz.gui.app import _finish, create_app
+from ntkviz.gui.main_window import MainWindow
+from ntkviz.gui.workers import Dispatcher, JobSlot
+
+app = create_app(["ntkviz"])
+dispatcher = Dispatcher()
+app.aboutToQuit.connect(dispatcher.shutdown)
+window = MainWindow(dispatcher, panels=["kernel"])
+window.show()
+
+
+class Stuck:  # a long call that cannot be interrupted (as a numba kernel)
+    def __init__(self, heavy):
+        self.heavy = heavy
+
+    def __call__(self):
+        time.sleep(60)
+
+
+for key, heavy in (("light", False), ("heavy", True)):
+    JobSlot(dispatcher, key, key).submit(Stuck(heavy), immediate=True)
+
+
+def quit():
+    print(time.time(), flush=True)
+    window.close()
+    app.quit()
+
+
+QtCore.QTimer.singleShot(800, quit)
+sys.exit(_finish(dispatcher, app.exec()))
+"""
+
+
+def test_quit_during_jobs_ends_the_app_within_two_seconds(tmp_path):
+    """Quit while jobs run (here: calls that cannot be interrupted, on both pools): the jobs
+    are cancelled and waited for until one deadline, then the process ends — within 2 s."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-c", QUIT_DURING_JOBS], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        quit_at = float(proc.stdout.readline())
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    ended = time.time()
+    assert proc.returncode == 0, proc.stderr.read()
+    assert ended - quit_at < 2.0, f"{ended - quit_at:.1f} s from Quit to the end"
+
+
+def test_a_session_of_the_earlier_format_opens_under_the_new_names(qtbot, dispatcher, settings,
+                                                                   tmp_path):
+    """Sessions written before the deformation tab was called ``deformation`` (key
+    ``deform``) open: the parameters go to that tab, which becomes the current one."""
+    w = MainWindow(dispatcher, settings, panels=["kernel", "deformation"])
+    qtbot.addWidget(w)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"app": "ntkviz", "version": "0.1.0", "session_format": 1,
+                                "current": "deform",
+                                "panels": {"deform": {"label": 7, "rotation_deg": 12.5},
+                                           "kernel": {"depth": 4}}}))
+    assert w.open_session(path), w.error_text()
+    deformation = w.panels["deformation"]
+    assert w.current_panel() is deformation
+    assert (deformation.model.params.label, deformation.model.params.rotation_deg) == (7, 12.5)
+    assert w.panels["kernel"].model.params.depth == 4
+    assert set(w.session()["panels"]) == {"kernel", "deformation"}

@@ -230,19 +230,31 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown
     assert panel.table_model.rowCount() == 2 * (panel.model.params.kmax + 1)
-    assert panel.table_model.rows == panel.response.csv_table("spectrum")[1]
+    assert panel.table_model.rows == panel.csv_table("spectrum")[1]
 
 
-def test_weighting_and_slope_views(qtbot, spectrum_panel):
+def test_weighting_redraws_without_computing(qtbot, spectrum_panel):
+    """Weighting by multiplicity is display-only: no new job, the curve becomes
+    N(p, k) μ_k (from the core's μ_k and the multiplicities), the slopes its slopes."""
+    from ntkviz.core import mercer_spectrum, multiplicity
+
     panel = spectrum_panel
-    with qtbot.waitSignal(panel.computed, timeout=30000):
-        panel.weighted.setChecked(True)
+    before = panel.dispatcher.latest_id("spectrum")
+    panel.weighted.setChecked(True)
+    assert panel.dispatcher.latest_id("spectrum") == before  # nothing recomputed
     s = panel.response.series[0]
+    sp = mercer_spectrum(s.spec, panel.model.params.dim, panel.model.params.kmax)
     item = curves(panel.plot)[s.label]
-    np.testing.assert_allclose(10.0 ** item.yData, s.y[s.shown & (s.k >= 1)], rtol=1e-13)
+    drawn = s.shown & (s.k >= 1) & ~s.untrusted
+    np.testing.assert_allclose(10.0 ** item.yData, (multiplicity(sp.dim, sp.k) * sp.mu)[drawn],
+                               rtol=1e-12)
     slope = curves(panel.plot_slope)[s.label]
-    np.testing.assert_array_equal(slope.yData, s.slope)
+    np.testing.assert_array_equal(slope.yData, s.slopes(weighted=True)[1])
     assert any(name.startswith("guide") for name in curves(panel.plot))
+    panel.weighted.setChecked(False)
+    assert panel.dispatcher.latest_id("spectrum") == before
+    np.testing.assert_allclose(10.0 ** curves(panel.plot)[s.label].yData, sp.mu[drawn],
+                               rtol=1e-12)
 
 
 def test_guides_and_slope_toggle_without_computing(qtbot, spectrum_panel):
@@ -271,28 +283,43 @@ def test_hover_reads_the_value_not_its_log(qtbot, spectrum_panel):
     assert f"k = {k}" in text and value == pytest.approx(float(s.mu[k]), rel=1e-9)
 
 
+def core_like(spec, dim, kmax, **overrides):
+    """The core's spectrum of ``spec`` as a plain namespace, some fields replaced (what the
+    job's series are made from)."""
+    from types import SimpleNamespace
+
+    from ntkviz.core import mercer_spectrum
+
+    sp = mercer_spectrum(spec, dim, kmax)
+    fields = {name: getattr(sp, name) for name in (
+        "k", "multiplicity", "mu", "error_estimate", "exact_zero", "log10_mu",
+        "log10_multiplicity", "relative_error", "trustworthy", "log10_trustworthy", "method")}
+    return SimpleNamespace(**{**fields, **overrides})
+
+
+def draw_series(panel, series):
+    from ntkviz.jobs import SpectrumResponse
+
+    r = panel.response
+    panel.apply_response(SpectrumResponse(r.request, (series,), ()))
+
+
 def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spectrum_panel):
     """A response carrying log10 μ_k (here μ_k = 10^(−3k), below 10⁻³⁰⁸ from k = 103) is
     drawn as far as it is vouched for, and the points it does not vouch for are marked
     (crosses at their values, not joined by the curve's line)."""
-    from types import SimpleNamespace
-
     panel = spectrum_panel
     set_params(qtbot, panel, kernels=("ntk",), kmax=200)
-    r = panel.response
-    s = r.series[0]
-    k = s.k
+    spec = panel.response.series[0].spec
+    k = np.arange(201)
     log10_mu = -3.0 * k
     with np.errstate(under="ignore"):
         mu = 10.0 ** log10_mu  # 0.0 from k = 108
     trust = k < 150
-    fake = SimpleNamespace(**{**vars(s), "mu": mu, "y": mu, "log10_mu": log10_mu, "log10_y": None,
-                              "zero": np.zeros_like(s.zero), "unresolved": np.zeros_like(s.zero),
-                              "shown": np.ones_like(s.zero), "trustworthy": trust,
-                              "log10_trustworthy": None,
-                              "slope_k": np.empty(0), "slope": np.empty(0)})
-    panel.apply_response(SimpleNamespace(request=r.request, series=(fake,), guides=()))
-    item = curves(panel.plot)[s.label]
+    fake = core_like(spec, 3, 200, mu=mu, log10_mu=log10_mu, exact_zero=np.zeros(201, bool),
+                     relative_error=np.zeros(201), trustworthy=trust, log10_trustworthy=trust)
+    draw_series(panel, panel.response.request._series(fake, spec))
+    item = curves(panel.plot)[spec.label]
     line = (k >= 1) & trust
     np.testing.assert_array_equal(item.xData, k[line])
     np.testing.assert_array_equal(item.yData, log10_mu[line])  # down to 10⁻⁴⁴⁷
@@ -307,24 +334,26 @@ def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spec
 def test_untrusted_values_are_crosses_not_part_of_the_line_or_the_slopes(qtbot,
                                                                        spectrum_panel):
     """Degrees the computation does not vouch for are left out of the curve's line and of
-    the local slopes that use them (the slope drawn at k + 1 joins μ_k and μ_{k+2})."""
-    from types import SimpleNamespace
-
+    the local slopes that use them (the slope drawn at k + 1 joins μ_k and μ_{k+2}); the
+    job says which (``untrusted``), the view draws what it says."""
     panel = spectrum_panel
     set_params(qtbot, panel, kernels=("ntk",), kmax=60, slope=True)
-    r = panel.response
-    s = r.series[0]
-    assert len(s.slope_k) > 20
-    trust = (s.k < 20) | (s.k > 30)
-    fake = SimpleNamespace(**{**vars(s), "trustworthy": trust, "log10_trustworthy": None})
-    panel.apply_response(SimpleNamespace(request=r.request, series=(fake,), guides=()))
+    spec = panel.response.series[0].spec
+    real = core_like(spec, 3, 60)
+    trust = (real.k < 20) | (real.k > 30)
+    s = panel.response.request._series(core_like(spec, 3, 60, log10_trustworthy=trust), spec)
+    np.testing.assert_array_equal(s.untrusted, ~trust & ~real.exact_zero & (real.k >= 1))
+    draw_series(panel, s)
     line = curves(panel.plot)[s.label]
     assert len(line.xData) and not set(line.xData) & set(s.k[~trust])
     drawn = panel._items[("slope", 0)][1]
-    trusted = set(s.k[trust])
-    kept = [k for k in s.slope_k if k - 1 in trusted and k + 1 in trusted]
-    assert 0 < len(kept) < len(s.slope_k)
+    shown = set(real.k[trust & ~real.exact_zero & (real.k >= 1)])
+    kept = [k + 1 for k in range(1, 59) if k in shown and k + 2 in shown]
+    assert 0 < len(kept) < len(panel.response.series[0].slope_k) + 10
     np.testing.assert_array_equal(drawn.xData, kept)
+    want = [(real.log10_mu[k + 1] - real.log10_mu[k - 1]) / np.log10((k + 1) / (k - 1))
+            for k in kept]
+    np.testing.assert_allclose(drawn.yData, want, rtol=1e-12)
 
 
 def test_burst_on_dimension_ends_with_last(qtbot, spectrum_panel):

@@ -24,6 +24,8 @@ import sys
 from ntkviz.models import stability
 
 class Failing:
+    heavy = iterated = True
+
     def iterate(self):
         raise RuntimeError("the sweep broke on purpose")
         yield
@@ -93,8 +95,9 @@ def test_unknown_tab_is_refused_before_a_window_opens(tmp_path, out):
     proc = _run(["-m", "ntkviz", "gui", "--tab", "stabilty", "--screenshot", str(out / "x.png")],
                 tmp_path, timeout=60)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("ntkviz gui: error: --tab must be one of kernel, spectrum, deform, "
-                                   "stability, training, classification, learning; got 'stabilty'")
+    assert proc.stderr.strip() == ("ntkviz gui: error: --tab must be one of kernel, spectrum, "
+                                   "deformation, stability, training, classification, learning; "
+                                   "got 'stabilty'")
     assert list(out.iterdir()) == []
 
 
@@ -104,17 +107,19 @@ def test_stalled_job_saves_nothing(qapp, dispatcher, tmp_path, monkeypatch):
     from ntkviz.gui.panels.stability import QtStabilityPanel
 
     class Silent:
+        heavy = iterated = True
+
         def iterate(self):
             time.sleep(1.5)  # longer than the stall limit below, then nothing
             return
             yield
 
-    monkeypatch.setattr(QtStabilityPanel, "build_request", lambda self: Silent().iterate)
+    monkeypatch.setattr(QtStabilityPanel, "build_request", lambda self: Silent())
     panel = QtStabilityPanel(dispatcher)
     panel.resize(640, 400)
     panel.show()
     shot = tmp_path / "shot.png"
-    outcome = _screenshot_when_ready(qapp, panel, panel, str(shot), dispatcher, stall_s=0.5)
+    outcome = _screenshot_when_ready(qapp, panel, panel, str(shot), stall_s=0.5)
     assert panel.start() > 0
     limit = QtCore.QTimer()  # the test's own limit
     limit.setSingleShot(True)
@@ -140,7 +145,7 @@ def test_opening_an_on_demand_tab_starts_no_job(qtbot, dispatcher, key):
     started = []
     dispatcher.busy.connect(lambda k, busy: busy and started.append(k))
     window.start()
-    qtbot.waitUntil(lambda: window._started, timeout=60000)
+    qtbot.waitUntil(lambda: window.startup.started, timeout=60000)
     window.show_panel("kernel")  # computes by itself
     qtbot.waitUntil(lambda: window.panels["kernel"].response is not None, timeout=60000)
     window.show_panel(key)

@@ -10,8 +10,7 @@ import pytest
 from PySide6 import QtCore
 
 from ntkviz.core import KernelSpec, mercer_spectrum
-from ntkviz.gui.panels.spectrum import (DOT_CELL_PX, DottedCurve, QtSpectrumPanel, spaced_dots,
-                                        untrusted)
+from ntkviz.gui.panels.spectrum import DOT_CELL_PX, DottedCurve, QtSpectrumPanel, spaced_dots
 
 #: a dropped point lies within √2 cells of a dot; the dots are placed again when the view's
 #: scale changes by more than 20 %, so at most 1.2 times that on screen
@@ -109,7 +108,7 @@ def test_every_untrusted_cross_is_drawn(qtbot, dispatcher):
     of those degrees keeps its cross (never thinned out like the plain dots)."""
     panel = make(qtbot, dispatcher, kernels=("ntk",), depth=50, dim=1000, kmax=2000)
     s = panel.response.series[0]
-    bad = untrusted(s)
+    bad = s.untrusted
     assert bad.sum() > 100
     crosses = panel._items[("bad", 0)][1]
     assert len(crosses.scatter.data) == bad.sum()

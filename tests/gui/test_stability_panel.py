@@ -172,7 +172,7 @@ def test_png_and_svg_export(qtbot, panel, tmp_path):
 def test_opening_the_tab_starts_nothing(qtbot, panel):
     qtbot.wait(100)
     assert not panel.dispatcher.is_busy(panel.key) and panel.dispatcher.latest_id(panel.key) == 0
-    assert panel.result is None and "Run sweep" in panel.info.text()
+    assert panel.response is None and "Run sweep" in panel.info.text()
 
 
 def test_cancel_at_zero_shows_nothing_of_the_previous_sweep(qtbot, panel):
@@ -183,16 +183,57 @@ def test_cancel_at_zero_shows_nothing_of_the_previous_sweep(qtbot, panel):
         panel.run_button.click()
     assert len(panel.curves["ckn"].xData) == 2
     panel.amp_count.setValue(12)  # new parameters: what was drawn no longer belongs
-    assert panel.result is None and n_points(panel.curves["ckn"]) == 0
+    assert panel.response is None and not shows_a_sweep(panel)
     assert "parameters changed" in panel.info.text()
     panel.run_button.click()
     panel.cancel_button.click()
     qtbot.waitUntil(lambda: not panel.dispatcher.is_busy(panel.key), timeout=TIMEOUT)
     qtbot.wait(50)
-    assert panel.result is None and n_points(panel.curves["ckn"]) == 0
-    assert "cancelled before the first amplitude" in panel.info.text()
-    with pytest.raises(ValueError, match="no sweep result"):
+    assert panel.response is None and not shows_a_sweep(panel)
+    assert "cancelled at 0 % before any result" in panel.info.text()
+    with pytest.raises(ValueError, match="nothing to export"):
         panel.csv_table("stability")
+
+
+def shows_a_sweep(panel) -> bool:
+    """Whether anything of a sweep is on the figure: a curve or band with data, a level,
+    a guide, or the legend (whose entries carry the fitted slopes)."""
+    items = [*panel.curves.values(), *panel.levels.values(), *panel.guides.values()]
+    drawn = [i for i in items if i.isVisible() and n_points(i)]
+    bands = [b for _, _, b in panel.bands.values() if b.isVisible() and not b.path().isEmpty()]
+    return bool(drawn or bands or panel.legend.isVisible())
+
+
+def test_a_stale_sweep_is_neither_drawn_nor_exported(qtbot, panel, tmp_path):
+    """After new amplitudes or seeds, or a Cancel at 0 % of a new run, nothing of the
+    previous sweep stays on the figure (curves, ±1σ bands, levels, guides, the legend with
+    its fitted slopes) and File → Export writes nothing: the plot says why it is empty."""
+    from ntkviz.gui.export import export_view
+
+    panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.run_button.click()
+    assert shows_a_sweep(panel) and any("slope" in label.text for _, label in panel.legend.items)
+    export_view(panel, "stability", tmp_path / "fresh.png", 640)
+
+    def assert_nothing_stale(what: str):
+        assert not shows_a_sweep(panel), what
+        assert any(n.isVisible() and "press Run sweep" in n.toPlainText() for n in panel._notes)
+        for suffix in (".png", ".svg", ".csv"):
+            with pytest.raises(ValueError, match="nothing to export"):
+                export_view(panel, "stability", tmp_path / f"stale{suffix}", 640)
+        assert not list(tmp_path.glob("stale*")), what
+
+    panel.amp_max.setValue(2.0)
+    assert_nothing_stale("new amplitudes")
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.run_button.click()
+    panel.seeds_spin.setValue(2)
+    assert_nothing_stale("new seeds")
+    panel.run_button.click()
+    panel.cancel_button.click()  # at 0 %
+    qtbot.waitUntil(lambda: not panel.dispatcher.is_busy(panel.key), timeout=TIMEOUT)
+    assert_nothing_stale("cancel at 0 %")
 
 
 def test_amplitudes_to_500_are_plotted_to_500(qtbot, panel):

@@ -1,6 +1,6 @@
 """Every tab fits a 1280×720 window (menus and status bar included) and keeps it whole.
 
-Built in the main window from the registry (:data:`ntkviz.gui.panels.PANELS`), every
+Built in the main window from the registry (:data:`ntkviz.panels.PANELS`), every
 panel must
 
 * leave the window at the size it was given: showing, building or computing a tab
@@ -20,7 +20,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz.gui.main_window import MainWindow
-from ntkviz.gui.panels import keys
+from ntkviz.panels import keys
 
 SCREEN = (1280, 720)
 

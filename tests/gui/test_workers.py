@@ -100,7 +100,9 @@ def test_error_becomes_readable_message_and_dispatcher_keeps_working(qtbot, disp
     assert blocker.args[2] == "fine"
 
 
-def test_generator_yields_then_returns_last_item(qtbot, dispatcher):
+def test_generator_yields_then_returns_its_value_only(qtbot, dispatcher):
+    """Every item goes to ``yielded``; ``returned`` carries the generator's return value
+    (a generator that returns nothing returns None: its last item is not a response)."""
     events = collect(dispatcher)
 
     def gen():
@@ -110,7 +112,7 @@ def test_generator_yields_then_returns_last_item(qtbot, dispatcher):
     with qtbot.waitSignal(dispatcher.returned, timeout=5000) as blocker:
         dispatcher.submit_generator("g", gen)
     assert [e[3] for e in events if e[0] == "yielded"] == [0, 1, 2, 3]
-    assert blocker.args[2] == 3
+    assert blocker.args[2] is None
 
 
 def test_generator_return_value_wins(qtbot, dispatcher):
@@ -214,6 +216,7 @@ def _wired_panel(dispatcher, started):
     from ntkviz.gui.panels._base import QtPanel
     from ntkviz.gui.widgets import LabeledSlider
     from ntkviz.models import ParamModel
+    from ntkviz.panels import PanelSpec
 
     @dataclass(frozen=True)
     class Params:
@@ -232,11 +235,8 @@ def _wired_panel(dispatcher, started):
     Model.Params = Params
 
     class Panel(QtPanel):
-        key = "wired"
-        model_cls = Model
-
         def __init__(self, dispatcher):
-            super().__init__(dispatcher)
+            super().__init__(dispatcher, spec=PanelSpec("wired", "Wired", Model, Panel))
             self.slider = LabeledSlider("width m", 1, 100000, 100, mapping="log", integer=True)
             self.box = QtWidgets.QCheckBox("flag")
             self.slider.valueChanged.connect(lambda v: self.model.update(width=v))
@@ -297,7 +297,8 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
     automatic collection is back."""
     import gc
 
-    from ntkviz.gui.workers import GUI_THREAD_GC, Dispatcher
+    from ntkviz.gui.collector import GUI_THREAD_GC
+    from ntkviz.gui.workers import Dispatcher
 
     held_before = GUI_THREAD_GC.held  # by a dispatcher another test left open, if any
     collections = []  # (thread, generation) of every collection
@@ -336,7 +337,8 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
 def test_the_collector_is_held_until_every_dispatcher_is_shut_down(qapp):
     import gc
 
-    from ntkviz.gui.workers import GUI_THREAD_GC, Dispatcher
+    from ntkviz.gui.collector import GUI_THREAD_GC
+    from ntkviz.gui.workers import Dispatcher
 
     held_before = GUI_THREAD_GC.held  # by a dispatcher another test left open, if any
     a, b = Dispatcher(), Dispatcher()

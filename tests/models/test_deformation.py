@@ -114,3 +114,21 @@ def test_request_digit_is_the_bundled_one():
     req = DeformationModel.build_request(DeformationModel.parse({"label": 6, "index": 9}))
     np.testing.assert_array_equal(req.image, digit_image(6, 9))
     assert req.label == 6
+
+
+def test_the_context_request_is_built_again_only_when_the_digit_or_architecture_changes(
+        tmp_path, monkeypatch):
+    """A slider move of the deformation builds (and checks, and hashes) no context request;
+    a new digit or architecture does."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    model = DeformationModel()
+    first = model.context_request()
+    for change in ({"rotation_deg": 12.0}, {"translate_x": 3.0}, {"smooth_amplitude": 1.0}):
+        model.update(**change)
+        assert model.context_request() is first
+    model.update(label=4)
+    second = model.context_request()
+    assert second is not first and second.label == 4
+    model.update(preset="M2")
+    assert model.context_request() is not second
+    assert model.context_request().cache_dir == str(tmp_path / "ntkviz" / "context")

@@ -10,7 +10,7 @@ def test_default_request():
     from ntkviz.core import KernelSpec
 
     request = SpectrumModel().request()
-    assert (request.dim, request.kmax, request.weighted) == (3, 100, False)
+    assert (request.dim, request.kmax) == (3, 100)
     assert request.specs == (KernelSpec("arccos1"), KernelSpec("ntk"))
 
 
@@ -19,7 +19,7 @@ def test_extreme_parameters_reach_the_request_unchanged():
     model.update(kernels=("ntk", "nngp"), depth=50, bias=0.12345, dim=1000, kmax=2000,
                  weighted=True)
     r = model.request()
-    assert (r.dim, r.kmax, r.weighted) == (1000, 2000, True)
+    assert (r.dim, r.kmax) == (1000, 2000)
     assert {(s.depth, s.bias) for s in r.specs} == {(50, 0.12345)}
 
 
@@ -40,15 +40,19 @@ def test_out_of_range_values_are_refused(changes, message):
     assert model.params is before
 
 
-def test_guides_and_slope_are_display_only():
+def test_guides_slope_and_weighting_are_display_only():
+    """Weighting by multiplicity redraws without recomputing (the response holds μ_k and
+    N(p, k) μ_k alike): the same request with and without it."""
     model = SpectrumModel()
     seen = []
     model.connect(lambda changed, recompute: seen.append((set(changed), recompute)))
+    before = model.request()
     model.update(guides=False)
     model.update(slope=False)
     model.update(weighted=True)
+    assert model.request() == before
     model.update(dim=7)
-    assert seen == [({"guides"}, False), ({"slope"}, False), ({"weighted"}, True), ({"dim"}, True)]
+    assert seen == [({"guides"}, False), ({"slope"}, False), ({"weighted"}, False), ({"dim"}, True)]
 
 
 def test_session_round_trip_and_strict_restore():

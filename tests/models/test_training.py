@@ -83,11 +83,11 @@ def test_display_only_fields_do_not_recompute():
 def test_shortening_the_run_from_a_control_shows_its_last_frame():
     model = TrainingModel(TrainingParams(frame=90))
     with pytest.raises(ValueError, match="frame must be in"):
-        model.update(frames=20)  # a session asking for both is refused...
-    model.update_run(frames=20)  # ...a control keeps the change and shows the last frame
+        model.restore({"frames": 20})  # a session asking for both is refused...
+    model.update(frames=20)  # ...a control keeps the change and shows the last frame
     assert model.params.frames == 20 and model.params.frame == -1
     model.update(frame=5)
-    model.update_run(steps=20000)
+    model.update(steps=20000)
     assert model.params.frame == 5  # still on the timeline: kept
 
 

@@ -1,113 +1,139 @@
 """The base class of every panel (tab) of the main window: the view of a model.
 
-A panel is a Qt-free parameter model (:class:`ntkviz.models.ParamModel`
-subclass, ``model_cls``) plus this view. The view *observes*: its widgets
-write through ``self.model.update(...)`` and it redraws when the model says
-so; it never holds parameters of its own and never calls numba. A change of a
-field that matters for the computation submits ``model.request()`` to the
-shared :class:`~ntkviz.gui.workers.Dispatcher` (throttled there, latest wins);
-a change of a ``display_only`` field only calls :meth:`QtPanel.redraw`.
+A panel is declared by one :class:`ntkviz.panels.PanelSpec`: a Qt-free parameter
+model (a :class:`ntkviz.models.ParamModel` subclass) plus a view, a subclass of
+:class:`QtPanel`. The view gets its key, title and model from the spec. It
+*observes*: its widgets write through :meth:`QtPanel.write`, and it redraws when the
+model says so; it never holds parameters of its own and never calls numba. A change
+of a field that matters for the computation submits ``model.request()`` through the
+panel's :class:`~ntkviz.gui.workers.JobSlot` (throttled, latest wins); a change of a
+``display_only`` field only calls :meth:`QtPanel.redraw`.
 
-Writing a panel
----------------
-Subclass :class:`QtPanel`, set ``key`` (unique, short: dispatcher, sessions,
-``--tab`` and CLI export name), ``title`` (tab text) and ``model_cls``, then
-implement
+A figure never shows a result of other parameters. Every response comes back with the
+parameters it was computed for; the panel draws it, and File → Export writes it, only
+while those equal the model's (display-only fields aside). Otherwise the plots show an
+explicit empty state with a note (:meth:`QtPanel.show_empty`): a panel that computes
+on demand clears as soon as a parameter changes; a live panel keeps its last drawing
+only while the job for the new parameters runs, and clears if that job fails.
 
-* ``sync_widgets(changed)``: set the widgets from ``self.model.params`` (called
-  after every model change with the changed field names; block the widgets'
-  signals while setting them),
+Writing a view
+--------------
+Subclass :class:`QtPanel` (or :class:`OnDemandPanel` for one long job that runs when
+asked) and implement
+
+* ``sync_widgets(changed)``: set the widgets from ``self.model.params`` (called after
+  every model change with the changed field names; block the widgets' signals while
+  setting them);
 * ``apply_response(response)``: draw it (using display-only fields of
-  ``self.model.params`` as needed); ``redraw()`` re-applies the last response,
-* ``plot_items()``, optionally ``csv_table(view)`` and ``help_html()``.
+  ``self.model.params`` as needed); ``redraw()`` re-applies the last response;
+* ``plot_items()``: one entry per view the model declares (``model.views``), the
+  pyqtgraph ``PlotItem`` or ``GraphicsLayout`` to export;
+* optionally ``apply_item(item)`` (progress of an iterated job; the default draws its
+  ``partial`` response), ``exporting(view, width, height)`` and ``help_html()``.
 
-``state()``/``set_state()`` are the model's session entry (``set_state``
-validates everything first and raises ``ValueError`` naming the field, changing
-nothing). ``computed`` is emitted after a response has been drawn (tests and
-:func:`ntkviz.gui.headless.render_panel` wait on it). Long jobs set
-``generator = True`` (the request is then a zero-argument callable returning an
-iterator) and may override ``apply_item`` for progress/partials; items with a
-``fraction`` attribute drive the main window's progress bar. Set ``heavy =
-True`` for jobs calling ``parallel=True`` numba kernels; ``auto_compute =
-False`` for jobs that start only on demand (:meth:`QtPanel.start`). A panel
-class may define a static ``warm_up()`` (Qt-free: call its numba kernels once
-on tiny inputs); the main window runs it on a worker at start-up. A panel whose
-one long job runs only when asked subclasses :class:`OnDemandPanel` instead.
+``computed`` is emitted after a response has been drawn (tests and
+:func:`ntkviz.gui.headless.render_panel` wait on it). A panel class may define a static
+``warm_up()`` (Qt-free: call its numba kernels once on tiny inputs); the main window
+runs it on a worker at start-up.
 """
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 
+import pyqtgraph as pg
 from PySide6 import QtWidgets
 from PySide6.QtCore import Signal, Slot
 
-__all__ = ["QtPanel", "OnDemandPanel"]
+from ntkviz import panels
+from ntkviz.gui.workers import JobSlot, readable_error
+
+__all__ = ["QtPanel", "OnDemandPanel", "spec_of_view"]
+
+#: the note of a panel that has drawn nothing yet
+NOTHING_YET = "nothing computed yet"
+
+
+def spec_of_view(view_cls) -> panels.PanelSpec:
+    """The one :class:`~ntkviz.panels.PanelSpec` whose view is ``view_cls`` (``ValueError``
+    if none or several: then pass ``spec=`` to the view)."""
+    found = [s for s in panels.specs() if _is_view(s.view, view_cls)]
+    if len(found) != 1:
+        raise ValueError(f"{view_cls.__name__}: {'no' if not found else 'more than one'} panel "
+                         "declares this view; give its PanelSpec (spec=...)")
+    return found[0]
+
+
+def _is_view(target, view_cls) -> bool:
+    if not isinstance(target, str):
+        return target is view_cls
+    module, _, name = target.partition(":")
+    if name != view_cls.__qualname__:
+        return False
+    if view_cls.__module__ == "__main__":  # a view module run as a script (python -m ...)
+        main = getattr(sys.modules["__main__"], "__spec__", None)
+        return main is not None and main.name == module
+    try:
+        return panels.resolve(target) is view_cls
+    except (ImportError, AttributeError):
+        return False
 
 
 class QtPanel(QtWidgets.QWidget):
-    """A tab of the main window: parameters -> request -> dispatcher -> plots."""
+    """A tab of the main window: parameters -> request -> job slot -> plots."""
 
-    #: unique short name (dispatcher key, session key, ``--tab`` name, export view group)
-    key: str = "panel"
-    #: tab text
-    title: str = "Panel"
-    #: run requests on the one-thread heavy pool (``parallel=True`` kernels, long jobs)
-    heavy: bool = False
-    #: ``build_request()`` returns a generator job (progress, cancellable between items)
-    generator: bool = False
-    #: the panel's Qt-free parameter model class (a ``ParamModel`` subclass)
-    model_cls: type | None = None
     #: parameter changes start a computation (False: only :meth:`start` does)
     auto_compute: bool = True
-    #: the panel has its own Cancel button for its jobs (the main window then shows
-    #: none for them: one Cancel per job)
+    #: the panel has a Cancel button of its own for its job (the window adds none)
     own_cancel: bool = False
-    #: keys of the panel's other jobs (not ``key``) that its own Cancel button stops
-    own_cancel_jobs: tuple[str, ...] = ()
     _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots
     status = Signal(str)  # text for the main window's status bar (errors included)
 
-    def __init__(self, dispatcher, parent=None, model=None):
+    def __init__(self, dispatcher, parent=None, model=None, spec: panels.PanelSpec | None = None):
         super().__init__(parent)
+        self.spec = spec if spec is not None else spec_of_view(type(self))
+        self.key, self.title = self.spec.key, self.spec.title
         self.dispatcher = dispatcher
-        self.response = None  #: the last response drawn
+        self.model = model if model is not None else panels.resolve(self.spec.model)()
+        self.response = None  #: the last response drawn (None: the plots are empty)
+        self.drawn = None  #: the parameters ``response`` was computed for
         self.last_error = ""  #: the last error message ("" after a success)
-        if model is None and self.model_cls is not None:
-            model = self.model_cls()
-        self.model = model  #: the Qt-free parameter model this view observes
-        if model is not None:
-            model.connect(self._on_model_changed)
-        dispatcher.returned.connect(self._on_returned)
-        dispatcher.yielded.connect(self._on_yielded)
-        dispatcher.errored.connect(self._on_errored)
+        self.empty_note = NOTHING_YET  #: what the empty plots say
+        self.item_params = None  #: the parameters of the progress item being shown
+        self.partial = False  #: the response drawn is a partial one (a job still runs)
+        self._veiled: list = []  # items hidden by show_empty
+        self._notes: list = []
+        #: the panel's job: its results come back with the parameters they were computed for
+        self.slot = JobSlot(dispatcher, self.key, self.title, self, own_cancel=self.own_cancel)
+        self.slot.returned.connect(self._on_returned)
+        self.slot.yielded.connect(self._on_yielded)
+        self.slot.errored.connect(self._on_errored)
+        self.model.connect(self._on_model_changed)
 
     # ------------------------------------------------------ to implement
     def build_request(self):
-        """Return the job for the current parameters (default: ``self.model.request()``)."""
-        if self.model is None:
-            raise NotImplementedError
+        """The request for the current parameters (default: ``self.model.request()``)."""
         return self.model.request()
 
     def sync_widgets(self, changed: frozenset) -> None:
         """Set the widgets from ``self.model.params`` after ``changed`` fields changed."""
-
-    def redraw(self) -> None:
-        """Re-draw the last response with the current display-only parameters."""
-        if self.response is not None:
-            self.apply_response(self.response)
 
     def apply_response(self, response) -> None:
         """Draw ``response`` (GUI thread); ``self.response`` is already ``response``."""
         raise NotImplementedError
 
     def apply_item(self, item) -> None:
-        """Show an intermediate item of a generator job (default: nothing)."""
+        """Show a progress item of an iterated job: its ``partial`` response, if any
+        (computed for ``self.item_params``)."""
+        partial = getattr(item, "partial", None)
+        if partial is not None:
+            self._draw(partial, self.item_params, partial=True)
 
     def plot_items(self) -> dict[str, object]:
-        """Exportable views: name -> pyqtgraph ``PlotItem`` or ``GraphicsLayout``.
-        The first one is the default view."""
+        """Exportable views: name -> pyqtgraph ``PlotItem`` or ``GraphicsLayout``, in the
+        order of the model's ``views``."""
         raise NotImplementedError
 
     @contextmanager
@@ -119,30 +145,38 @@ class QtPanel(QtWidgets.QWidget):
         yield
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
-        """``(header, rows)``: exactly the data plotted in ``view``. By default the last
-        response's own ``csv_table(view)``; panels whose tables need more override it."""
-        if self.response is None:
-            raise ValueError("nothing computed yet")
-        return self.response.csv_table(view)
-
-    def state(self) -> dict:
-        """JSON-serialisable parameters and seeds (restored by :meth:`set_state`)."""
-        return {} if self.model is None else self.model.to_session()
-
-    def set_state(self, state: dict) -> None:
-        """Restore parameters saved by :meth:`state`; ``ValueError`` (naming the field)
-        and nothing changed if any value is invalid. Recomputes once."""
-        if self.model is not None:
-            self.model.restore(state)
+        """``(header, rows)``: exactly the data plotted in ``view`` — the model's table of
+        the response drawn (:meth:`ntkviz.models.ParamModel.csv_table`, the one the
+        command line writes). ``ValueError`` when no result of these parameters is drawn."""
+        self.check_current()
+        return self.model.csv_table(self.model.params, self.response, view)
 
     def help_html(self) -> str:
         """The maths behind the panel, as HTML (Help menu)."""
         return f"<h3>{self.title}</h3>"
 
+    # ------------------------------------------------------------- sessions
+    def state(self) -> dict:
+        """JSON-serialisable parameters and seeds (the model's session entry)."""
+        return self.model.to_session()
+
+    def set_state(self, state: dict) -> None:
+        """Restore parameters saved by :meth:`state`; ``ValueError`` (naming the field)
+        and nothing changed if any value is invalid. Recomputes once."""
+        self.model.restore(state)
+
     # ------------------------------------------------------------- plumbing
-    def default_view(self) -> str:
-        """Name of the first exportable view."""
-        return next(iter(self.plot_items()))
+    def is_current(self) -> bool:
+        """Whether the plots show a result of the model's current parameters."""
+        return self.response is not None and self.model.same_computation(self.drawn,
+                                                                         self.model.params)
+
+    def check_current(self) -> None:
+        """``ValueError`` (what the plots say instead) unless :meth:`is_current`."""
+        if not self.is_current():
+            note = self.empty_note if self.response is None else \
+                "the plot is being computed for the new parameters"
+            raise ValueError(f"{self.title}: nothing to export: {note}")
 
     @contextmanager
     def refresh_suspended(self):
@@ -155,42 +189,40 @@ class QtPanel(QtWidgets.QWidget):
             self._refresh_suspended = outer  # nests: an outer block stays suspended
 
     def refresh(self, *, immediate: bool = False) -> int:
-        """Submit the request for the current parameters; returns its id (0 when the
-        parameters are invalid — the message then goes to ``status`` — and 0 inside
-        :meth:`refresh_suspended`). Throttled by the dispatcher unless ``immediate``.
+        """Submit the request for the current parameters; returns its id (0 when no
+        request can be built — the message then goes to ``status`` and the plots show
+        it — and 0 inside :meth:`refresh_suspended`). Throttled unless ``immediate``.
         Keyword-only, so a widget signal connected here cannot pass a value into it."""
         if self._refresh_suspended:
             return 0
         try:
-            job = self.build_request()
+            request = self.build_request()
         except ValueError as exc:
             self._report_error(str(exc))
+            if not self.is_current():
+                self.show_empty(str(exc))
             return 0
-        if self.generator:
-            return self.dispatcher.submit_generator(self.key, job, heavy=self.heavy,
-                                                    immediate=immediate)
-        return self.dispatcher.submit(self.key, job, heavy=self.heavy, immediate=immediate)
+        return self.slot.submit(request, immediate=immediate, tag=self.model.params)
 
     def start(self) -> int:
         """Compute now (the main window's start-up, ``Start`` buttons, headless export)."""
         return self.refresh(immediate=True)
 
-    def _on_model_changed(self, changed: frozenset, recompute: bool) -> None:
-        self.sync_widgets(changed)
-        if recompute:
-            if self.auto_compute:
-                self.refresh()
-        else:
-            try:
-                self.redraw()
-            except Exception as exc:  # noqa: BLE001 - a drawing bug must not kill the app
-                from ntkviz.gui.workers import readable_error
+    def cancel(self) -> None:
+        """Stop the running job at its next step."""
+        self.slot.cancel()
+        if not self.is_current():
+            self.show_empty(self.empty_note if self.response is None else "cancelled")
 
-                self._report_error(readable_error(exc))
+    def redraw(self) -> None:
+        """Re-draw the last response with the current display-only parameters."""
+        if self.is_current():
+            self._draw(self.response, self.drawn, self.partial)
 
     def write(self, **changes) -> bool:
-        """``self.model.update(**changes)`` from a widget: a refused value is reported
-        (status line) and the widgets are set back to the model's values."""
+        """The one way a widget changes the model: ``self.model.update(**changes)``; a
+        refused value is reported (status line) and the widgets are set back to the
+        model's values."""
         try:
             self.model.update(**changes)
         except ValueError as exc:
@@ -199,55 +231,144 @@ class QtPanel(QtWidgets.QWidget):
             return False
         return True
 
+    # ------------------------------------------------------------ empty state
+    def show_empty(self, note: str) -> None:
+        """Nothing of other parameters stays drawn: hide every drawn item and legend of
+        the plots and show ``note`` in each plot (until the next response is drawn)."""
+        self.response, self.drawn = None, None
+        self.empty_note = note
+        if not self._veiled:
+            for item in _drawn_items(self.plot_items().values()):
+                if item.isVisible():
+                    item.hide()
+                    self._veiled.append(item)
+        self._show_notes(note)
+
+    def _show_notes(self, note: str) -> None:
+        boxes = [p.getViewBox() for p in _plots(self.plot_items().values())]
+        while len(self._notes) < len(boxes):
+            text = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
+            self._notes.append(text)
+        for text, box in zip(self._notes, boxes):
+            if text.parentItem() is not box:
+                text.setParentItem(box)
+                box.sigResized.connect(lambda b=box, t=text: t.setPos(b.boundingRect().center()))
+            text.setText(note)
+            text.setPos(box.boundingRect().center())
+            text.show()
+
+    def _unveil(self) -> None:
+        for item in self._veiled:
+            try:
+                item.show()
+            except RuntimeError:  # removed and deleted meanwhile
+                pass
+        self._veiled = []
+        for text in self._notes:
+            text.hide()
+
+    def _draw(self, response, params, partial: bool = False) -> None:
+        previous = (self.response, self.drawn)
+        self.response, self.drawn, self.partial = response, params, partial
+        self._unveil()
+        try:
+            self.apply_response(response)
+        except Exception as exc:  # noqa: BLE001 - a drawing bug must not kill the app
+            self.response, self.drawn = previous
+            self._report_error(readable_error(exc))
+            raise _NotDrawn() from None
+
+    def _on_model_changed(self, changed: frozenset, recompute: bool) -> None:
+        self.sync_widgets(changed)
+        if recompute:
+            if self.auto_compute:
+                self.refresh()
+            elif not self.is_current():
+                # what is drawn must belong to the parameters shown: stop and clear
+                self.slot.cancel()
+                self.show_empty(self.changed_note())
+        else:
+            try:
+                self.redraw()
+            except _NotDrawn:
+                pass
+
+    def changed_note(self) -> str:
+        """The note of the empty plots after a parameter change (on-demand panels)."""
+        return "parameters changed"
+
     def _report_error(self, message: str) -> None:
         self.last_error = message
         self.status.emit(f"{self.title}: {message}")
 
-    @Slot(str, int, object)
-    def _on_returned(self, key: str, request_id: int, response) -> None:
-        if key != self.key:
-            return
-        previous, self.response = self.response, response
+    @Slot(int, object, object)
+    def _on_returned(self, request_id: int, response, params) -> None:
         try:
-            self.apply_response(response)
-        except Exception as exc:  # noqa: BLE001 - a drawing bug must not kill the app
-            from ntkviz.gui.workers import readable_error
-
-            self.response = previous
-            self._report_error(readable_error(exc))
+            self._draw(response, params)
+        except _NotDrawn:
             return
         self.last_error = ""
         self.computed.emit(request_id)
 
-    @Slot(str, int, object)
-    def _on_yielded(self, key: str, request_id: int, item) -> None:
-        if key == self.key:
+    @Slot(int, object, object)
+    def _on_yielded(self, request_id: int, item, params) -> None:
+        self.item_params = params
+        try:
             self.apply_item(item)
+        except _NotDrawn:
+            pass
 
-    @Slot(str, int, str)
-    def _on_errored(self, key: str, request_id: int, message: str) -> None:
-        if key == self.key:
-            self._report_error(message)
+    @Slot(int, str, object)
+    def _on_errored(self, request_id: int, message: str, params) -> None:
+        self._report_error(message)
+        if not self.is_current():
+            self.show_empty(f"not computed: {message}")
+
+
+class _NotDrawn(Exception):
+    """A response could not be drawn (already reported)."""
+
+
+def _plots(items) -> list:
+    """The ``PlotItem`` objects in ``items`` (plot items and graphics layouts)."""
+    out = []
+    for item in items:
+        if isinstance(item, pg.PlotItem):
+            out.append(item)
+        elif isinstance(item, pg.GraphicsLayout):
+            out += _plots(item.items)
+    return out
+
+
+def _drawn_items(items) -> list:
+    """What a figure draws from a response: the items of every plot's view box and every
+    legend (plots and legends of graphics layouts included)."""
+    out = []
+    for item in items:
+        if isinstance(item, pg.GraphicsLayout):
+            out += _drawn_items(item.items)
+            continue
+        if isinstance(item, pg.LegendItem):
+            out.append(item)
+        if isinstance(item, pg.PlotItem):
+            out += [i for i in item.getViewBox().addedItems]
+            if item.legend is not None:
+                out.append(item.legend)
+    return out
 
 
 class OnDemandPanel(QtPanel):
-    """A panel whose long job starts only on demand: a generator job (the model's
-    request's ``iterate``: progress items, cancellable) on the heavy pool, started by
-    the panel's run button, stopped by its own Cancel button (the main window adds
-    none), beside a progress bar and an info line: a
-    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`."""
+    """A panel whose long job starts only on demand: the model's request (iterated:
+    progress items with partial results, cancellable) started by the panel's run button,
+    stopped by its own Cancel button, beside a progress bar and an info line: a
+    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`. Once
+    its plots exist, the view calls ``show_empty(self.idle_note())``."""
 
-    heavy = True
-    generator = True
     auto_compute = False
     own_cancel = True
     #: the run button's text when idle and while the job runs (pressing it then restarts)
     run_text: str = "Start"
     restart_text: str = "Restart"
-
-    def build_request(self):
-        """The generator job: the request's ``iterate``."""
-        return self.model.request().iterate
 
     def use_controls(self, controls) -> None:
         """Take the run and Cancel buttons, progress bar and info line of ``controls``
@@ -257,13 +378,50 @@ class OnDemandPanel(QtPanel):
         self.run_button.setText(self.run_text)
         self.run_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
-        self.dispatcher.busy.connect(self._on_busy)
+        self.slot.busy.connect(self._on_busy)
+
+    def idle_note(self) -> str:
+        """What the empty plots say before a run."""
+        return f"press {self.run_text} to compute"
+
+    def show_empty(self, note: str) -> None:
+        super().show_empty(note)
+        self.info.setText(note)
+        if not self.slot.is_busy():
+            self.progress.setValue(0)
+
+    def changed_note(self) -> str:
+        return f"parameters changed: {self.idle_note()}"
+
+    def refresh(self, *, immediate: bool = False) -> int:
+        rid = super().refresh(immediate=immediate)
+        if rid:
+            self.progress.setValue(0)
+            self.info.setText("running…")
+            self.show_empty("running…")
+        return rid
+
+    def apply_item(self, item) -> None:
+        self.progress.setValue(int(round(1000 * float(item.fraction))))
+        if getattr(item, "message", ""):
+            self.info.setText(f"{item.message}…")
+        super().apply_item(item)
 
     def cancel(self) -> None:
-        """Stop the running job at its next step (subclasses say what stays drawn)."""
-        self.dispatcher.cancel(self.key)
+        """Stop the running job at its next step: the partial result of these parameters
+        stays, or an empty plot with a note if there is none yet."""
+        busy = self.slot.is_busy()
+        fraction = self.progress.value() / 10
+        self.slot.cancel()
+        self.progress.setValue(0)
+        if not busy:
+            return
+        if self.is_current():
+            self.info.setText(f"cancelled at {fraction:.0f} %: the partial result stays")
+        else:
+            self.show_empty(f"cancelled at {fraction:.0f} % before any result: "
+                            f"{self.idle_note()}")
 
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if key == self.key:
-            self.cancel_button.setEnabled(busy)
-            self.run_button.setText(self.restart_text if busy else self.run_text)
+    def _on_busy(self, busy: bool) -> None:
+        self.cancel_button.setEnabled(busy)
+        self.run_button.setText(self.restart_text if busy else self.run_text)

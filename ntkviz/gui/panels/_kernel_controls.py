@@ -3,7 +3,7 @@
 :class:`KernelChooser` shows a :class:`ntkviz.models.kernel_curves.KernelChoice`
 (check boxes κ0, κ1, NTK, NNGP, the activation, depth, extra depths, bias and
 normalisation). It holds no parameters: an edit is emitted as ``edited({field:
-value})`` for the panel to write into its model (:func:`write_through`), and
+value})`` for the panel to write into its model (:meth:`QtPanel.write`), and
 :meth:`KernelChooser.sync` shows the model's values. :class:`KernelChoicePanel`
 is the base of both panels. :class:`ExactFloat` is a slider over the usual range
 beside a spin box over the whole allowed range, so a value like β = 0.12345 or 40
@@ -19,7 +19,7 @@ from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.widgets import LabeledSlider, html_maths
 from ntkviz.models.kernel_curves import CHOICE_FIELDS, parse_int_list
 
-__all__ = ["KernelChooser", "KernelChoicePanel", "ExactFloat", "FAMILIES", "write_through",
+__all__ = ["KernelChooser", "KernelChoicePanel", "ExactFloat", "FAMILIES",
            "set_checked", "set_slider", "log_int_slider", "scroll_column"]
 
 #: (name, check-box text, tooltip with the formula)
@@ -59,16 +59,6 @@ def scroll_column(*widgets) -> QtWidgets.QScrollArea:
     scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     scroll.setMinimumWidth(column.sizeHint().width() + 24)
     return scroll
-
-
-def write_through(panel, **changes) -> None:
-    """``panel.model.update(**changes)``; a refused value goes to the panel's status
-    line and the widgets are set back to the model's values."""
-    try:
-        panel.model.update(**changes)
-    except ValueError as exc:
-        panel._report_error(str(exc))
-        panel.sync_widgets(frozenset(changes))
 
 
 def set_checked(box, value: bool) -> None:
@@ -211,7 +201,7 @@ class KernelChoicePanel(QtPanel):
 
     def _add_chooser(self) -> KernelChooser:
         self.kernels = KernelChooser()
-        self.kernels.edited.connect(lambda changes: write_through(self, **changes))
+        self.kernels.edited.connect(lambda changes: self.write(**changes))
         self.kernels.refused.connect(self._refused)
         return self.kernels
 

@@ -17,7 +17,6 @@ from ntkviz._text import number_list
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
 from ntkviz.gui.panels._base import OnDemandPanel
 from ntkviz.gui.widgets import PALETTE, JobControls, combo, form_group, int_spin, line_edit, make_plot, pen
-from ntkviz.models.classification import ClassificationModel
 
 __all__ = ["QtClassificationPanel"]
 
@@ -42,15 +41,11 @@ def _ridge(text: str) -> float | None:
 class QtClassificationPanel(OnDemandPanel):
     """Accuracy vs training size and vs deformation amplitude (see the module docstring)."""
 
-    key = "classification"
-    title = "Classification"
-    model_cls = ClassificationModel
-
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
-        self.partial = None  #: rows of the latest (partial) item drawn
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._build()
         self.sync_widgets(frozenset())
+        self.show_empty(self.idle_note())
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -170,42 +165,26 @@ class QtClassificationPanel(OnDemandPanel):
         self.plots["deformation"].setLabel(
             "bottom", "amplitude (no deformation)" if p.family == "none"
             else f"{p.family} amplitude ({FAMILY_RANGES[p.family][1]})")
+
+    def idle_note(self) -> str:
+        """Press Start, and what the run costs."""
         try:
             pairs = self.model.request().pairs()
-            self.info.setText(f"about {pairs:,} conv kernel pairs the first time (M1: ~2.5 ms each); "
-                              "cached afterwards." if pairs else "pixels only: seconds.")
         except ValueError:
-            pass
-
-    # ------------------------------------------------------------ running
-    def start(self) -> int:
-        rid = super().start()
-        if rid:
-            self.progress.setValue(0)
-            self.info.setText("running…")
-        return rid
-
-    def cancel(self) -> None:
-        """Stop the running job at its next step; what was drawn stays."""
-        super().cancel()
-        self.info.setText("cancelled (partial result shown)" if self.partial else "cancelled")
+            return super().idle_note()
+        cost = (f"about {pairs:,} conv kernel pairs the first time (M1: ~2.5 ms each), cached "
+                "afterwards" if pairs else "pixels only: seconds")
+        return f"{super().idle_note()} ({cost})"
 
     # ------------------------------------------------------------ drawing
-    def apply_item(self, item) -> None:
-        self.progress.setValue(int(1000 * item.fraction))
-        self.info.setText(f"{item.stage}…")
-        if item.result.rows:
-            self._draw(self.model.request().respond_partial(item.result))
-
     def apply_response(self, response) -> None:
-        self.progress.setValue(1000)
-        self._draw(response)
-        ridges = "; ".join(f"{STYLE[k][0]} {lam:g}"
-                           for (k, n), lam in response.result.ridges.items() if n == max(response.train_sizes))
-        self.info.setText(f"done. ridge (relative) at n = {max(response.train_sizes)}: {ridges}")
-
-    def _draw(self, response) -> None:
-        self.partial = response
+        """Draw the (partial or final) accuracies of these parameters."""
+        if not self.partial:
+            self.progress.setValue(1000)
+            ridges = "; ".join(f"{STYLE[k][0]} {lam:g}" for (k, n), lam in
+                               response.result.ridges.items() if n == max(response.train_sizes))
+            self.info.setText(f"done. ridge (relative) at n = {max(response.train_sizes)}: "
+                              f"{ridges}")
         for view, plot in self.plots.items():
             series = response.series(view)
             shown = [k for k in KERNELS if k in response.kernels]
@@ -226,11 +205,6 @@ class QtClassificationPanel(OnDemandPanel):
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
         return dict(self.plots)
-
-    def csv_table(self, view: str) -> tuple[list[str], list[list]]:
-        if self.partial is None:
-            raise ValueError("nothing computed yet: press Start")
-        return self.partial.csv_table(view)
 
     def help_html(self) -> str:
         return (

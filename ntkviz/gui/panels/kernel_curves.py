@@ -12,11 +12,9 @@ from PySide6 import QtCore, QtWidgets
 from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import dash, finite_or_nan, log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider,
-                                                scroll_column, set_checked, set_slider,
-                                                write_through)
+                                                scroll_column, set_checked, set_slider)
 from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, pen, set_item_name, set_label,
                                 set_title, settle)
-from ntkviz.models.kernel_curves import KernelCurvesModel
 
 __all__ = ["QtKernelCurvesPanel"]
 
@@ -53,13 +51,10 @@ class QtKernelCurvesPanel(KernelChoicePanel):
     """κ(u) curves, near-one log–log view and finite-width overlay: the view of a
     :class:`~ntkviz.models.kernel_curves.KernelCurvesModel`."""
 
-    key = "kernel"
-    title = "Kernel curves"
-    model_cls = KernelCurvesModel
     HELP = HELP
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._items: dict[str, list] = {"curves": [], "near_one": []}
         self._labels: dict[str, tuple] = {"curves": (), "near_one": ()}
         self._dots: dict[int, dict] = {}  # overlay symbol options by the reference curve
@@ -129,13 +124,13 @@ class QtKernelCurvesPanel(KernelChoicePanel):
 
         self.sync_widgets(frozenset(self.model.to_session()))
         # every edit writes through the model (which validates and notifies the view)
-        self.derivative.toggled.connect(lambda v: write_through(self, derivative=v))
-        self.near_one.toggled.connect(lambda v: write_through(self, near_one=v))
-        self.overlay.toggled.connect(lambda v: write_through(self, overlay=v))
-        self.points.valueChanged.connect(lambda v: write_through(self, n_points=int(v)))
-        self.width_m.valueChanged.connect(lambda v: write_through(self, width=int(v)))
-        self.seed.valueChanged.connect(lambda v: write_through(self, seed=int(v)))
-        self.samples.valueChanged.connect(lambda v: write_through(self, n_samples=int(v)))
+        self.derivative.toggled.connect(lambda v: self.write(derivative=v))
+        self.near_one.toggled.connect(lambda v: self.write(near_one=v))
+        self.overlay.toggled.connect(lambda v: self.write(overlay=v))
+        self.points.valueChanged.connect(lambda v: self.write(n_points=int(v)))
+        self.width_m.valueChanged.connect(lambda v: self.write(width=int(v)))
+        self.seed.valueChanged.connect(lambda v: self.write(seed=int(v)))
+        self.samples.valueChanged.connect(lambda v: self.write(n_samples=int(v)))
 
     # ------------------------------------------------------------- the model
     def sync_widgets(self, changed: frozenset) -> None:

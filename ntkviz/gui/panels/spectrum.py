@@ -16,9 +16,9 @@ from PySide6 import QtCore, QtWidgets
 from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import Log10Hover, dash, log_plot, sci
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
-                                                set_checked, set_slider, write_through)
+                                                set_checked, set_slider)
 from ntkviz.gui.widgets import CurveHover, Readout, pen, set_item_name, set_label, set_title, settle
-from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE, SpectrumModel
+from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE
 
 __all__ = ["QtSpectrumPanel"]
 
@@ -213,60 +213,14 @@ def superscript_powers(text: str) -> str:
     return re.sub(r"\^(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
 
 
-def log10_of(series, weighted: bool) -> np.ndarray:
-    """log10 of the plotted value y of every degree (−inf for y <= 0): the response's
-    ``log10_y``, or its ``log10_mu`` (and ``log10_multiplicity``) when it has them (right
-    far below 10⁻³⁰⁸ and above 10³⁰⁸), else log10 y."""
-    log10_y = getattr(series, "log10_y", None)
-    if log10_y is not None:  # the response's own log10 of what is plotted
-        return np.asarray(log10_y, dtype=np.float64)
-    log10_mu = getattr(series, "log10_mu", None)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if log10_mu is None:
-            return np.log10(np.asarray(series.y, dtype=np.float64))
-        out = np.asarray(log10_mu, dtype=np.float64)
-        if weighted:
-            log10_n = getattr(series, "log10_multiplicity", None)
-            if log10_n is None:
-                log10_n = np.log10(np.asarray(series.multiplicity, dtype=np.float64))
-            out = out + np.asarray(log10_n, dtype=np.float64)
-        return out
-
-
-def untrusted(series) -> np.ndarray:
-    """Degrees k >= 1 to mark: unresolved (error above 1% of |μ_k|, or not a positive
-    finite value without being an exact zero) or whose plotted log10 μ_k the computation
-    does not vouch for (the response's ``log10_trustworthy``; ``trustworthy``, the
-    stricter float64 flag, when the response has no log10 flag)."""
-    bad = np.asarray(series.unresolved, dtype=bool)
-    trust = getattr(series, "log10_trustworthy", None)
-    if trust is None:
-        trust = getattr(series, "trustworthy", None)
-    if trust is not None:
-        bad = bad | ~np.asarray(trust, dtype=bool)
-    return bad & ~np.asarray(series.zero, dtype=bool) & (series.k >= 1)
-
-
-def trusted_slopes(series, bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(slope_k, slope)`` without the slopes log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at
-    k + 1, that use an untrusted μ_k or μ_{k+2} (``bad``: :func:`untrusted` of ``series``)."""
-    sk, slope = np.asarray(series.slope_k), np.asarray(series.slope, dtype=np.float64)
-    bad_k = np.asarray(series.k)[bad]
-    keep = ~(np.isin(sk - 1, bad_k) | np.isin(sk + 1, bad_k))
-    return sk[keep], slope[keep]
-
-
 class QtSpectrumPanel(KernelChoicePanel):
     """μ_k against k (log–log), local slopes, values table: the view of a
     :class:`~ntkviz.models.spectrum.SpectrumModel`."""
 
-    key = "spectrum"
-    title = "Eigenvalue decay"
-    model_cls = SpectrumModel
     HELP = HELP
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item, style)
         self._used: set = set()
         self._table_stale = True
@@ -329,11 +283,11 @@ class QtSpectrumPanel(KernelChoicePanel):
         lay.addWidget(self.right, 1)
 
         self.sync_widgets(frozenset(self.model.to_session()))
-        self.dim.valueChanged.connect(lambda v: write_through(self, dim=int(v)))
-        self.kmax.valueChanged.connect(lambda v: write_through(self, kmax=int(v)))
+        self.dim.valueChanged.connect(lambda v: self.write(dim=int(v)))
+        self.kmax.valueChanged.connect(lambda v: self.write(kmax=int(v)))
         for name in ("weighted", "guides", "slope"):
             getattr(self, name).toggled.connect(
-                lambda v, name=name: write_through(self, **{name: v}))
+                lambda v, name=name: self.write(**{name: v}))
 
     # ------------------------------------------------------------- the model
     def sync_widgets(self, changed: frozenset) -> None:
@@ -380,11 +334,12 @@ class QtSpectrumPanel(KernelChoicePanel):
 
     def apply_response(self, r) -> None:
         req, params = r.request, self.model.params
+        weighted = params.weighted
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
-        set_label(pi, "left", "N(p, k) μ<sub>k</sub>" if req.weighted else "μ<sub>k</sub>")
+        set_label(pi, "left", "N(p, k) μ<sub>k</sub>" if weighted else "μ<sub>k</sub>")
         set_title(pi, f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
         self._used = set()
-        logs = [log10_of(s, req.weighted) for s in r.series]
+        logs = [s.log10_y(weighted) for s in r.series]
         drawn = [ly[s.shown & (s.k >= 1) & np.isfinite(ly)] for s, ly in zip(r.series, logs)]
         lowest = min((float(d.min()) for d in drawn if d.size), default=0.0)
         highest = max((float(d.max()) for d in drawn if d.size), default=1.0)
@@ -393,7 +348,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         floor = lowest - gap
         n_zero = n_bad = 0
         for i, (s, ly) in enumerate(zip(r.series, logs)):
-            b = untrusted(s)
+            b = s.untrusted
             # the line joins the values the computation vouches for only: untrusted ones
             # are the red crosses (a line through them read as data, e.g. the rounding
             # noise of the depth-50 NTK at p = 1000 drawn as a solid band)
@@ -416,12 +371,12 @@ class QtSpectrumPanel(KernelChoicePanel):
                             named, pen=None, symbol="x", symbolSize=9,
                             symbolPen=pen("#d00000", 1.5), symbolBrush=pg.mkBrush("#d00000"),
                             name=BAD_ENTRY if named else None)
-            if params.slope and len(s.slope):
-                sk, slope = trusted_slopes(s, b)
+            sk, slope = s.slopes(weighted)
+            if params.slope and len(slope):
                 self._curve(ps, ("slope", i), sk, slope, name=s.label, cls=DottedCurve,
                             **dotted_line(i))
         if params.guides:
-            self._draw_guides(r, params.slope, (floor - len(r.series) * gap, highest + gap))
+            self._draw_guides(r, weighted, params.slope, (floor - len(r.series) * gap, highest + gap))
         self._drop_unused()
         self.plot_slope.setVisible(params.slope)
         settle(self.plot, self.plot_slope)
@@ -434,7 +389,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         self.status.emit(f"{self.title}: p = {req.dim}, k ≤ {req.kmax}, {len(r.series)} kernel(s)"
                          f", {n_zero} exact zeros, {n_bad} not trustworthy")
 
-    def _draw_guides(self, r, slope: bool, shown: tuple[float, float]) -> None:
+    def _draw_guides(self, r, weighted: bool, slope: bool, shown: tuple[float, float]) -> None:
         """Guide lines C k^exponent (log10 drawn, only within ``shown``, the log10 range
         of the data: a guide far above the data never squeezes it, nor leaves the
         plot area in an SVG) and their exponents on the slope view."""
@@ -444,11 +399,7 @@ class QtSpectrumPanel(KernelChoicePanel):
             first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
             gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
             style = (g.kernel_index, first)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                if r.request.weighted:
-                    ly = np.log10(g.values)
-                else:  # from the closed form: right below 10⁻³⁰⁸ too
-                    ly = np.log10(g.C) + g.exponent * np.log10(g.k)
+            ly = g.log10_of(weighted)  # from the closed form: right below 10⁻³⁰⁸ too
             ok = np.isfinite(ly) & (ly >= shown[0]) & (ly <= shown[1])
             if ok.any():  # not when the constant is beyond float64 (p = 1000)
                 self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
@@ -468,7 +419,7 @@ class QtSpectrumPanel(KernelChoicePanel):
     def _fill_table(self) -> None:
         """Fill the values table (lazily: only when it is shown)."""
         if self.response is not None and self._table_stale:
-            self.table_model.set_table(*self.response.csv_table("spectrum"))
+            self.table_model.set_table(*self.csv_table("spectrum"))
             self.table.resizeColumnsToContents()  # from the first rows (precision below)
             self._table_stale = False
 

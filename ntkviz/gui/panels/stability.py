@@ -12,7 +12,8 @@ fitted small-amplitude slopes against guide lines of slope 1 (Lipschitz) and
 The view observes a :class:`~ntkviz.models.stability.StabilityModel`. A sweep
 is long, so it starts only on demand (``Run sweep``); it runs on the heavy pool with progress,
 cancel and partial results. What is drawn always belongs to the parameters
-shown: a parameter change stops the sweep and clears the plot (with a note).
+shown: a parameter change stops the sweep and empties the plot, legend included, with a
+note (:class:`~ntkviz.gui.panels._base.OnDemandPanel`).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ntkviz import limits
 from ntkviz.gui.panels._base import OnDemandPanel
 from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, JobControls, combo, form_group, grid_below,
                                 int_spin, line_edit, log_tick_strings, style_legend)
-from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
+from ntkviz.models.stability import FAMILY_AXES, family_defaults
 
 __all__ = ["QtStabilityPanel", "MAPS"]
 
@@ -39,19 +40,14 @@ class QtStabilityPanel(OnDemandPanel):
     """Stability sweep view (see the module docstring); a sweep is long: it starts on
     demand (Run sweep)."""
 
-    key = "stability"
-    title = "Stability"
-    model_cls = StabilityModel
     run_text = "Run sweep"
     restart_text = "Restart sweep"
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
-        self.result = None  #: the latest (partial or final) SweepResult drawn, for these parameters
-        self.fraction = 0.0
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._build()
         self.sync_widgets(frozenset())
-        self._clear("press Run sweep to compute")
+        self.show_empty(self.idle_note())
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -134,8 +130,6 @@ class QtStabilityPanel(OnDemandPanel):
             self.guides[slope] = self.plot.plot(
                 [], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=QtCore.Qt.PenStyle.DashDotLine))
             self.legend.addItem(self.guides[slope], label)
-        self.note = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
-        self.note.setParentItem(self.plot.getViewBox())
         self.legend.setMinimumWidth(
             self.legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width())
         # never narrower or shorter than the title, axes and legend need (a smaller view
@@ -190,68 +184,17 @@ class QtStabilityPanel(OnDemandPanel):
             self.digits_edit.setText(text)
             self.digits_edit.setCursorPosition(0)
         self.plot.setLabel("bottom", FAMILY_AXES[p.family][0])
-        if changed:
-            # what is drawn must belong to the parameters shown: stop and clear
-            self.dispatcher.cancel(self.key)
-            self._clear("parameters changed: press Run sweep to compute")
-
-    def _clear(self, note: str) -> None:
-        self.result = None
-        self.response = None
-        for key, _, _ in MAPS:
-            self.curves[key].setData([], [])
-            for item in self.bands[key][:2]:
-                item.setData([], [])
-        for line in (*self.levels.values(), *self.guides.values()):
-            line.setData([], [])
-        self.progress.setValue(0)
-        self.info.setText(note)
-        self._set_note(note)
-
-    def _set_note(self, text: str) -> None:
-        self.note.setText(text)
-        rect = self.plot.getViewBox().boundingRect()
-        self.note.setPos(rect.center())
-
-    def refresh(self, *, immediate: bool = False) -> int:
-        rid = super().refresh(immediate=immediate)
-        if rid:
-            self._clear("running…")
-            self._set_note("")
-        return rid
-
-    def cancel(self) -> None:
-        """Stop the running sweep (at its next yield): the partial result of these
-        parameters stays, or an empty plot with a note if there is none yet."""
-        super().cancel()
-        if self.result is not None:
-            self.info.setText(f"cancelled: partial result ({len(self.result.amplitudes)} of "
-                              f"{self.model.params.amplitude_count} amplitudes)")
-        else:
-            self._clear("cancelled before the first amplitude: nothing to show; "
-                        "press Run sweep to compute")
 
     # ------------------------------------------------------------ drawing
-    def apply_item(self, item) -> None:
-        self.fraction = float(item.fraction)
-        self.progress.setValue(int(1000 * self.fraction))
-        if getattr(item, "result", None) is not None:
-            self._draw(item.result)
-
-    def apply_response(self, item) -> None:
-        if item is None or getattr(item, "result", None) is None:
-            raise ValueError("the sweep returned no result")
-        self.progress.setValue(1000)
-        self._draw(item.result)
-        r = item.result
-        slopes = ", ".join(f"{name} {getattr(r, f'{key}_slope'):.2f}" for key, name, _ in MAPS[:2]
-                           if math.isfinite(getattr(r, f"{key}_slope", math.nan)))
-        self.info.setText(f"done: {len(r.amplitudes)} amplitudes × {r.n_seeds} "
-                          f"seed(s) per digit; small-amplitude slopes: {slopes or 'n/a'}")
-
-    def _draw(self, r) -> None:
-        self.result = r
-        self._set_note("")
+    def apply_response(self, r) -> None:
+        """Draw a (partial or final) ``SweepResult`` of these parameters."""
+        if r.complete:
+            self.progress.setValue(1000)
+            slopes = ", ".join(f"{name} {getattr(r, f'{key}_slope'):.2f}"
+                               for key, name, _ in MAPS[:2]
+                               if math.isfinite(getattr(r, f"{key}_slope", math.nan)))
+            self.info.setText(f"done: {len(r.amplitudes)} amplitudes × {r.n_seeds} "
+                              f"seed(s) per digit; small-amplitude slopes: {slopes or 'n/a'}")
         amps = np.asarray(r.amplitudes, dtype=float)
         for key, name, _ in MAPS:
             mean = np.asarray(getattr(r, f"{key}_mean"), dtype=float)
@@ -323,14 +266,6 @@ class QtStabilityPanel(OnDemandPanel):
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
         return {"stability": self.figure}
-
-    def csv_table(self, view: str) -> tuple[list[str], list[list]]:
-        if view != "stability":
-            raise ValueError(f"view must be stability, got {view!r}")
-        if self.result is None:
-            raise ValueError("no sweep result for these parameters yet (press Run sweep)")
-        header, rows = self.result.to_csv_rows()
-        return list(header), [list(row) for row in rows]
 
     def help_html(self) -> str:
         return (

@@ -7,7 +7,6 @@ one and says why (in red below the table and in the status bar).
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
@@ -104,9 +103,9 @@ class LayerTable(QtWidgets.QTableWidget):
 class ArchitectureEditor(QtWidgets.QGroupBox):
     """Preset, patch normalisation, even-patch offsets and the layer table."""
 
-    def __init__(self, model, report: Callable[[str], None], parent=None):
+    def __init__(self, panel, parent=None):
         super().__init__("Architecture", parent)
-        self.model, self.report = model, report
+        self.panel, self.model = panel, panel.model
         v = QtWidgets.QVBoxLayout(self)
         row = QtWidgets.QHBoxLayout()
         self.preset_combo = QtWidgets.QComboBox()
@@ -147,13 +146,9 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
         self.remove_layer_button.clicked.connect(self._remove_layer)
 
     def _write(self, **changes) -> None:
-        try:
-            self.model.update(**changes)
-        except ValueError as exc:
-            self.report(f"architecture refused: {exc}")
-            self.sync(self.model.params)
+        if not self.panel.write(**changes):
             self.message.setStyleSheet("color: #b00020;")
-            self.message.setText(f"Refused: {exc}")
+            self.message.setText(f"Refused: {self.panel.last_error}")
 
     def _on_preset(self, name: str) -> None:
         if name == CUSTOM:

@@ -1,14 +1,13 @@
 """The editor's input widgets: digit picker and deformation controls.
 
 Each widget writes through the panel's :class:`ntkviz.models.deformation.DeformationModel`
-(``model.update``) and shows the model's values in ``sync(params)`` with its
+(the panel's ``write``) and shows the model's values in ``sync(params)`` with its
 signals blocked. A refused value (``ValueError``) goes to ``report`` and the
 widget shows the model's value again.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -106,16 +105,16 @@ class ValueControl(QtWidgets.QWidget):
 class DeformationControls(QtWidgets.QGroupBox):
     """One :class:`ValueControl` per deformation field, and a reset button."""
 
-    def __init__(self, model, report: Callable[[str], None], parent=None):
+    def __init__(self, panel, parent=None):
         super().__init__("Deformation τ", parent)
-        self.model, self.report = model, report
+        self.model, self.write = panel.model, panel.write
         v = QtWidgets.QVBoxLayout(self)
         v.setSpacing(2)
         self.controls: dict[str, ValueControl] = {}
         for name, label, lo, hi, decimals, units, tip in DEFORMATION_CONTROLS:
             allowed, integer = _RANGES[name]
             c = ValueControl(label, (lo, hi), allowed, integer, decimals, units, tip)
-            c.edited.connect(lambda value, name=name: self._write(name, value))
+            c.edited.connect(lambda value, name=name: self.write(**{name: value}))
             self.controls[name] = c
             v.addWidget(c)
         width = max(c.label.sizeHint().width() for c in self.controls.values())
@@ -126,16 +125,9 @@ class DeformationControls(QtWidgets.QGroupBox):
         self.reset_button.clicked.connect(self.reset)
         v.addWidget(self.reset_button)
 
-    def _write(self, name: str, value) -> None:
-        try:
-            self.model.update(**{name: value})
-        except ValueError as exc:
-            self.report(str(exc))
-            self.sync(self.model.params)
-
     def reset(self) -> None:
         defaults = type(self.model.params)()
-        self.model.update(**defaults.deformation_values())
+        self.write(**defaults.deformation_values())
 
     def sync(self, params) -> None:
         for name, c in self.controls.items():
@@ -171,10 +163,9 @@ def _pixels(qimg: QtGui.QImage, channels: int) -> np.ndarray:
 class DigitPicker(QtWidgets.QGroupBox):
     """Bundled digit (class, index, random) or the user's own image file."""
 
-    def __init__(self, model, report: Callable[[str], None], status: Callable[[str], None],
-                 parent=None):
+    def __init__(self, panel, parent=None):
         super().__init__("Digit", parent)
-        self.model, self.report, self.status = model, report, status
+        self.panel, self.model, self.write = panel, panel.model, panel.write
         self.note = ""  # what loading the user's image did (caption)
         self._rng = np.random.default_rng()
         g = QtWidgets.QGridLayout(self)
@@ -208,7 +199,7 @@ class DigitPicker(QtWidgets.QGroupBox):
 
     def _bundled(self, label: int, index: int) -> None:
         self.note = ""
-        self.model.update(label=int(label), index=int(index), user_pixels=None, user_name="")
+        self.write(label=int(label), index=int(index), user_pixels=None, user_name="")
 
     def _on_spin(self, _=None) -> None:
         self._bundled(self.label_spin.value(), self.index_spin.value())
@@ -224,14 +215,15 @@ class DigitPicker(QtWidgets.QGroupBox):
         path = Path(path)
         try:
             image, note = load_user_image(path, decode=qimage_decode)
-            pixels = tuple(tuple(row) for row in image.tolist())
-            self.model.update(user_pixels=pixels, user_name=path.name)
         except (ValueError, OSError) as exc:
-            self.report(f"image not loaded, current digit kept: {exc}")
+            self.panel._report_error(f"image not loaded, current digit kept: {exc}")
+            return False
+        if not self.write(user_pixels=tuple(tuple(row) for row in image.tolist()),
+                          user_name=path.name):
             return False
         self.note = note
         self.sync(self.model.params)
-        self.status(f"loaded {path.name} ({note})")
+        self.panel.say(f"loaded {path.name} ({note})")
         return True
 
     def _on_open_clicked(self) -> None:

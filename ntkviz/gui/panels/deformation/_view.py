@@ -14,13 +14,10 @@ from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
 from ntkviz.gui.widgets import Readout
-from ntkviz.models.deformation import DeformationModel
+from ntkviz.gui.workers import JobSlot
 
 __all__ = ["QtDeformationPanel"]
 
-#: model fields that change the context distances (the digit and the architecture)
-CONTEXT_FIELDS = frozenset({"label", "index", "user_pixels", "preset", "layers",
-                            "patch_normalization", "even_patch_offsets"})
 #: NTK distances below this are rounding noise (= ntkviz.jobs.NTK_RESOLUTION, kept here so
 #: the view can be built before the numeric core is loaded)
 NTK_RESOLUTION = 1e-4
@@ -39,33 +36,60 @@ def _format_distance(value: float, below: bool, resolution: float, identical: bo
     return f"{value:.4g}"
 
 
+def build_readouts(font: QtGui.QFont) -> tuple[QtWidgets.QGroupBox, dict[str, Readout]]:
+    """The read-outs' box and its :class:`Readout` labels by key (τ sizes, the CKN, NTK and
+    pixel distances, their ratio), ``font`` enlarged."""
+    box = QtWidgets.QGroupBox("Read-outs (relative to the undeformed digit x)")
+    g = QtWidgets.QGridLayout(box)
+    specs = (
+        ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
+        ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
+         "(central finite differences): how much the deformation stretches."),
+        ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
+         "translations; the baseline the kernels improve on."),
+        ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
+         "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
+        ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
+         "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
+         f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
+        ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
+    )
+    readouts: dict[str, Readout] = {}
+    font = QtGui.QFont(font)
+    font.setPointSizeF(font.pointSizeF() * 1.15)
+    for i, (key, name, units, tip) in enumerate(specs):
+        r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
+        r.setFont(font)
+        plain = name.replace("<sub>", "").replace("</sub>", "")
+        # as wide as its longest value, so the read-outs never jump while τ is dragged
+        longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
+        r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
+        readouts[key] = r
+        g.addWidget(r, i % 3, i // 3)
+    return box, readouts
+
+
 class QtDeformationPanel(QtPanel):
     """Digit deformation editor: drag τ, watch CKN against NTK feature distances live.
 
     The view observes a :class:`~ntkviz.models.deformation.DeformationModel`: each
     change submits its :class:`ntkviz.jobs.DeformRequest` (throttled by the
     dispatcher). The context distances (nearest / mean same-label and other-label
-    digits) are a :class:`ntkviz.jobs.ContextRequest` run in the background once per
-    (digit, architecture), with a progress bar; the jobs layer caches the result.
+    digits) are the model's :class:`ntkviz.jobs.ContextRequest` (a new one only when the
+    digit or the architecture changes), run in the background on its own job slot with a
+    progress bar; the result is cached, in memory and on disk.
     """
-
-    key = "deform"
-    title = "Deformations"
-    model_cls = DeformationModel
-    heavy = False
-    #: run the context job on the heavy (one-thread) pool
-    context_heavy = False
-    #: reference digits per label for the context distances
-    context_per_class = 30
 
     #: emitted after a context result was drawn
     context_computed = Signal()
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
-        self.context_key = f"{self.key}.context"
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
+        self.context_slot = JobSlot(dispatcher, f"{self.key}.context",
+                                    f"{self.title}: context distances", self)
+        self.context_key = self.context_slot.key
         self._context = None
-        self._context_for = None
+        self._context_for = None  # the context request shown (or being computed)
         self._context_stopped = False  # the context job was cancelled or failed
         #: start() computes the context distances inside the first job, so the first drawn
         #: result is complete (headless export, gallery): on by default offscreen only, where
@@ -74,16 +98,16 @@ class QtDeformationPanel(QtPanel):
         self._with_context = False
         self._build()
         self.sync_widgets(frozenset())
-        dispatcher.returned.connect(self._on_context_returned)
-        dispatcher.yielded.connect(self._on_context_yielded)
-        dispatcher.errored.connect(self._on_context_errored)
-        dispatcher.busy.connect(self._on_busy)
+        self.context_slot.returned.connect(self._on_context_returned)
+        self.context_slot.yielded.connect(self._on_context_yielded)
+        self.context_slot.errored.connect(self._on_context_errored)
+        self.context_slot.busy.connect(self._on_context_busy)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
-        self.digit_picker = DigitPicker(self.model, self._report_error, self._say)
-        self.deformation_controls = DeformationControls(self.model, self._report_error)
-        self.architecture_editor = ArchitectureEditor(self.model, self._report_error)
+        self.digit_picker = DigitPicker(self)
+        self.deformation_controls = DeformationControls(self)
+        self.architecture_editor = ArchitectureEditor(self)
         scroll = scroll_column(self.digit_picker, self.deformation_controls,
                                self.architecture_editor)
 
@@ -92,7 +116,8 @@ class QtDeformationPanel(QtPanel):
         rl.setContentsMargins(0, 0, 0, 0)
         self.views = ImageViews()
         rl.addWidget(self.views)
-        rl.addWidget(self._build_readouts())
+        readouts_box, self.readouts = build_readouts(self.font())
+        rl.addWidget(readouts_box)
         self.context_widget = pg.GraphicsLayoutWidget()
         self.context_widget.setMinimumHeight(240)
         from ntkviz.jobs import CONTEXT_CATEGORIES
@@ -117,36 +142,6 @@ class QtDeformationPanel(QtPanel):
         self.sliders = self.deformation_controls.controls
         self.images, self.plots, self.bars = self.views.images, self.views.plots, self.views.bars
         self.context_plot = self.context.plot
-
-    def _build_readouts(self) -> QtWidgets.QWidget:
-        box = QtWidgets.QGroupBox("Read-outs (relative to the undeformed digit x)")
-        g = QtWidgets.QGridLayout(box)
-        specs = (
-            ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
-            ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
-             "(central finite differences): how much the deformation stretches."),
-            ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
-             "translations; the baseline the kernels improve on."),
-            ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
-             "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
-            ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
-             "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
-             f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
-            ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
-        )
-        self.readouts: dict[str, Readout] = {}
-        font = QtGui.QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        for i, (key, name, units, tip) in enumerate(specs):
-            r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
-            r.setFont(font)
-            plain = name.replace("<sub>", "").replace("</sub>", "")
-            # as wide as its longest value, so the read-outs never jump while τ is dragged
-            longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
-            r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
-            self.readouts[key] = r
-            g.addWidget(r, i % 3, i // 3)
-        return box
 
     def resizeEvent(self, event):  # noqa: N802 - Qt naming
         super().resizeEvent(event)
@@ -176,13 +171,8 @@ class QtDeformationPanel(QtPanel):
         """Load the user's image (see :meth:`DigitPicker.load`)."""
         return self.digit_picker.load(path)
 
-    def pick_random_digit(self) -> None:
-        self.digit_picker.pick_random()
-
-    def reset_deformation(self) -> None:
-        self.deformation_controls.reset()
-
-    def _say(self, text: str) -> None:
+    def say(self, text: str) -> None:
+        """A status line that is not an error."""
         self.last_error = ""
         self.status.emit(f"{self.title}: {text}")
 
@@ -203,7 +193,7 @@ class QtDeformationPanel(QtPanel):
         job = self.model.request()
         if not self._with_context:
             return job
-        context = self._context_request()
+        context = self.model.context_request()
 
         def with_context():
             context()  # fills the jobs layer's cache; apply_response then draws it
@@ -222,15 +212,12 @@ class QtDeformationPanel(QtPanel):
     # ------------------------------------------------------------ responses
     def apply_response(self, resp) -> None:
         if self._context is None:  # computed meanwhile (start() or another panel): draw it now
-            try:
-                request = self._context_request()
-            except ValueError:
-                request = None
+            request = self._context_for
             hit = request.cached() if request is not None else None
-            if hit is not None and self._context_for == request.cache_key:
+            if hit is not None:
                 self._context = hit
                 self._context_stopped = False
-                self.dispatcher.cancel(self.context_key)
+                self.context_slot.cancel()
                 self.context_progress.setVisible(False)
                 self.context_computed.emit()
         self.views.draw(resp)
@@ -246,24 +233,17 @@ class QtDeformationPanel(QtPanel):
         self._draw_context()
 
     # context
-    def _context_request(self):
-        from ntkviz.jobs import ContextRequest
-
-        image, label, _ = self.model.params.digit()
-        return ContextRequest(image, label, self.model.params.architecture(),
-                              per_class=self.context_per_class)
-
     def _update_context(self) -> None:
         try:
-            request = self._context_request()
+            request = self.model.context_request()  # the same object while the digit stays
         except ValueError:
             return  # reported by refresh()
-        if request.cache_key == self._context_for:
+        if request is self._context_for:
             return
-        self._context_for = request.cache_key
+        self._context_for = request
         hit = request.cached()
         if hit is not None:
-            self.dispatcher.cancel(self.context_key)
+            self.context_slot.cancel()
             self.context_progress.setVisible(False)
             self._context = hit
             self._draw_context()
@@ -274,35 +254,33 @@ class QtDeformationPanel(QtPanel):
         self._draw_context()
         self.context_progress.setValue(0)
         self.context_progress.setVisible(True)
-        self.dispatcher.submit_generator(self.context_key, request.iterate, heavy=self.context_heavy)
+        self.context_slot.submit(request, immediate=True, tag=request)
 
     def context_result(self):
         return self._context
 
-    @Slot(str, int, object)
-    def _on_context_yielded(self, key: str, rid: int, item) -> None:
-        if key == self.context_key:
-            self.context_progress.setValue(int(1000 * item.fraction))
+    @Slot(int, object, object)
+    def _on_context_yielded(self, rid: int, item, request) -> None:
+        self.context_progress.setValue(int(1000 * item.fraction))
 
-    @Slot(str, int, object)
-    def _on_context_returned(self, key: str, rid: int, item) -> None:
-        if key != self.context_key or item is None or item.result is None:
-            return
+    @Slot(int, object, object)
+    def _on_context_returned(self, rid: int, result, request) -> None:
+        if request is not self._context_for:
+            return  # of another digit or architecture
         self.context_progress.setVisible(False)
-        self._context = item.result
+        self._context = result
         self._draw_context()
         self.context_computed.emit()
 
-    @Slot(str, int, str)
-    def _on_context_errored(self, key: str, rid: int, message: str) -> None:
-        if key == self.context_key:
-            self.context_progress.setVisible(False)
-            self._context_for = None
-            self._report_error(f"context distances: {message}")
+    @Slot(int, str, object)
+    def _on_context_errored(self, rid: int, message: str, request) -> None:
+        self.context_progress.setVisible(False)
+        self._context_for = None
+        self._report_error(f"context distances: {message}")
 
-    @Slot(str, bool)
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if key == self.context_key and not busy and self._context is None:
+    @Slot(bool)
+    def _on_context_busy(self, busy: bool) -> None:
+        if not busy and self._context is None:
             # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)
             self._context_for = None
@@ -317,7 +295,7 @@ class QtDeformationPanel(QtPanel):
 
     def _draw_context(self) -> None:
         label = "class unknown: 'other' = any digit" if self.model.params.is_user_image \
-            else f"{self.context_per_class} per class"
+            else f"{self.model.context_per_class} per class"
         state = label if self._context is not None else \
             "stopped: redone at the next change" if self._context_stopped else "computing…"
         self.context.draw(self.context_values(), state)
@@ -335,33 +313,39 @@ class QtDeformationPanel(QtPanel):
         return super().exporting(view, width, height)
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
+        """The table of ``view``, the context distances as drawn."""
         from ntkviz.jobs import deform_csv_table
 
-        if self.response is None:
-            raise ValueError("nothing computed yet")
+        self.check_current()
         return deform_csv_table(view, self.response, self._context)
 
     def help_html(self) -> str:
-        return (
-            "<h3>Deformations: CKN against NTK stability</h3>"
-            "<p>A digit x is deformed by a displacement field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) "
-            "(bilinear interpolation, zero fill). The read-outs are ‖τ‖<sub>∞</sub> (pixels), "
-            "‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences) and the "
-            "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = "
-            "√(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x) for the CKN (arc-cosine kernel, only the last "
-            "layer trained) and the convolutional NTK, both computed exactly.</p>"
-            "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
-            "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
-            "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
-            "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
-            "watch the ratio NTK / CKN grow as τ shrinks.</p>"
-            f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "
-            "(k(x,x) + k(y,y) − 2k(x,y) cancels) and are shown as <i>below numerical "
-            "resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the baseline: it is "
-            "not stable to translations. From an all-zero digit every distance is ∞.</p>"
-            "<p>The context bars compare with the distance from x to the nearest and to the mean "
-            f"of {self.context_per_class} bundled digits per class, same label and other labels.</p>"
-            "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
-            "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
-            "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"
-        )
+        return help_html(self.model.context_per_class)
+
+
+def help_html(per_class: int) -> str:
+    """The maths of the deformation editor (Help menu), ``per_class`` context references."""
+    return (
+        "<h3>Deformations: CKN against NTK stability</h3>"
+        "<p>A digit x is deformed by a displacement field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) "
+        "(bilinear interpolation, zero fill). The read-outs are ‖τ‖<sub>∞</sub> (pixels), "
+        "‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences) and the "
+        "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = "
+        "√(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x) for the CKN (arc-cosine kernel, only the last "
+        "layer trained) and the convolutional NTK, both computed exactly.</p>"
+        "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
+        "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
+        "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
+        "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
+        "watch the ratio NTK / CKN grow as τ shrinks.</p>"
+        f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "
+        "(k(x,x) + k(y,y) − 2k(x,y) cancels) and are shown as <i>below numerical "
+        "resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the baseline: it is "
+        "not stable to translations. From an all-zero digit every distance is ∞.</p>"
+        "<p>The context bars compare with the distance from x to the nearest and to the mean "
+        f"of {per_class} bundled digits per class, same label and other "
+        "labels.</p>"
+        "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
+        "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
+        "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"
+    )

@@ -10,8 +10,6 @@ live in :class:`ntkviz.models.training.TrainingModel`; this view only observes i
 """
 from __future__ import annotations
 
-import contextlib
-
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
@@ -19,15 +17,10 @@ from PySide6.QtCore import Signal
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels.training._controls import TrainingControls
 from ntkviz.gui.panels.training._player import FramePlayer
-from ntkviz.gui.panels.training._plots import LEGEND_GROUPS, RunView, fill_legend, make_legend
-from ntkviz.models.training import TrainingModel
+from ntkviz.gui.panels.training._figure import TrainingFigure
 
 __all__ = ["QtTrainingPanel"]
 
-#: a figure narrower than this (logical pixels: a small window or export) has its legend
-#: under the plots, in three columns, so that the plots keep their width — when it is tall
-#: enough for that (200 px per row of plots left); else the legend stays beside them
-NARROW_PX = 860
 #: smallest canvas (logical pixels): two rows of plots beside the legend column, uncut
 CANVAS_MIN = (600, 440)
 
@@ -66,17 +59,11 @@ roughly step size ≲ α/2. A diverging run stops with a message; the frames bef
 class QtTrainingPanel(QtPanel):
     """Neurons, predictors and metrics of lazy vs non-lazy training, animated."""
 
-    key = "training"
-    title = "Lazy training"
-    heavy = True
-    generator = True
-    model_cls = TrainingModel
-
     #: emitted after a frame was drawn: the timeline index
     frame_shown = Signal(int)
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
         self._request = None  # the request whose frames are shown
         self._pending = None  # the request of the job being submitted
         self._data = None  # latest TrainResponse (partial or final) for _request
@@ -99,14 +86,10 @@ class QtTrainingPanel(QtPanel):
         # would cut the figure (the window never gets smaller than this)
         self.canvas.setMinimumSize(*CANVAS_MIN)
         self.canvas.viewport().installEventFilter(self)
-        self.layout_item = self.canvas.ci
-        self.views = [RunView(), RunView()]
-        self.legend = make_legend()
-        self._rows_shown = 0
-        self._legend_below = False  # under the plots (narrow figure) or beside them
-        self._arrange(1 + self.model.params.compare)
-        # an export lays the figure out at its own size: the legend moves with it
-        self.layout_item.geometryChanged.connect(self._on_figure_resized)
+        self.figure = TrainingFigure(self.canvas.ci, lambda: self.model.params.metrics,
+                                     1 + self.model.params.compare)
+        self.layout_item, self.views, self.legend = (self.figure.layout_item, self.figure.views,
+                                                     self.figure.legend)
 
         # one read-out per run, under the figure, never wrapped (so never clipped: its
         # size hint is its text's)
@@ -132,11 +115,7 @@ class QtTrainingPanel(QtPanel):
 
     # ------------------------------------------------------------------ model
     def _on_edited(self, changes: dict) -> None:
-        try:
-            self.model.update_run(**changes)
-        except ValueError as exc:
-            self._report_error(str(exc))
-            self.controls.show_params(self.model.params)  # back to what the model holds
+        self.write(**changes)
 
     def sync_widgets(self, changed: frozenset) -> None:
         self._changed = changed
@@ -148,10 +127,10 @@ class QtTrainingPanel(QtPanel):
         if "metrics" in changed:
             for v in self.views:
                 v.set_metrics(p.metrics)
-            if self._legend_fits_below() != self._legend_below:  # its height changed
-                self._arrange(self._rows_shown, force=True)
+            if self.figure.legend_fits_below() != self.figure.legend_below:  # height changed
+                self.figure.arrange(self.figure.rows_shown, force=True)
             else:
-                self._fill_legend()
+                self.figure.fill_legend()
         if "autoplay" in changed and not p.autoplay:
             self.pause()
         if "frame" in changed and not self._writing_frame and self.frame_count():
@@ -164,7 +143,7 @@ class QtTrainingPanel(QtPanel):
             self.show_frame(index)
         self._writing_frame = True
         try:
-            self.model.update(frame=index)
+            self.write(frame=index)
         finally:
             self._writing_frame = False
 
@@ -173,9 +152,9 @@ class QtTrainingPanel(QtPanel):
 
     # ------------------------------------------------------------------ requests
     def build_request(self):
-        """The generator job: the request's ``iterate`` (cumulative responses, cancellable)."""
+        """The model's request (iterated: cumulative responses, cancellable)."""
         self._pending = self.model.request()
-        return self._pending.iterate
+        return self._pending
 
     def refresh(self, *, immediate: bool = False) -> int:
         """Submit the current parameters; on success the old frames are dropped at once."""
@@ -191,17 +170,17 @@ class QtTrainingPanel(QtPanel):
         for v in self.views:
             v.clear()
         self.controls.message.setText("")
-        self._arrange(len(request.configs()))
+        self.figure.arrange(len(request.configs()))
         self.player.set_count(0)
         self.player.label.setText("computing…")
         if self.player.is_playing():
             self.player.restart_clock(0)
 
-    def apply_item(self, item) -> None:
-        self._take(item)
-
     def apply_response(self, response) -> None:
+        """Take the frames of a (partial or final) response of the run shown."""
         self._take(response)
+        if self.partial:
+            return
         if response.diverged:
             self.status.emit(f"{self.title}: {response.message}")
         else:
@@ -223,7 +202,7 @@ class QtTrainingPanel(QtPanel):
         if response.diverged:
             self.controls.message.setText(response.message)
         if first:
-            self._fill_legend()  # the entries depend on the run (training points: d = 2)
+            self.figure.fill_legend()  # the entries depend on the run (training points: d = 2)
             p = self.model.params
             if p.autoplay and p.frame < 0 and not self.player.is_playing():
                 self.player.play()  # starts the clock at frame 0
@@ -294,112 +273,23 @@ class QtTrainingPanel(QtPanel):
             self.player.ready = True
         return False
 
-    def _arrange(self, rows: int, force: bool = False) -> None:
-        """Lay out one row of plots per run and the legend: in its own column, or in a
-        row under the plots when the figure is narrower than :data:`NARROW_PX`."""
-        if rows == self._rows_shown and not force:
-            return
-        lay = self.layout_item
-        for view in self.views[: self._rows_shown]:
-            for plot in view.plots():
-                lay.removeItem(plot)
-        if self._rows_shown:
-            lay.removeItem(self.legend)
-        for r, view in enumerate(self.views[:rows]):
-            for c, plot in enumerate(view.plots()):
-                lay.addItem(plot, row=r, col=c)
-        self._rows_shown = rows
-        self._legend_below = below = self._legend_fits_below()
-        self._fill_legend()
-        if below:
-            lay.addItem(self.legend, row=rows, col=0, colspan=3)
-            lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignHCenter)
-        else:
-            lay.addItem(self.legend, row=0, col=3, rowspan=rows)
-            lay.layout.setAlignment(self.legend, QtCore.Qt.AlignmentFlag.AlignTop)
-        # a narrow figure gives its spare width to the metric plot (a label per decade)
-        narrow = lay.geometry().width() < NARROW_PX
-        for view in self.views:
-            view.set_compact(narrow)
-        for c, stretch in enumerate((3, 2, 4, 0) if narrow else (10, 10, 13, 0 if below else 1)):
-            lay.layout.setColumnStretchFactor(c, stretch)
-        for r in range(rows + 1):
-            lay.layout.setRowStretchFactor(r, 0 if r == rows else 1)
-
-    def _legend_fits_below(self) -> bool:
-        """Narrow figure, and room under the plots for the legend in three columns (its
-        height estimated: about 21 px per row) leaving 200 px per row of plots."""
-        size = self.layout_item.geometry().size()
-        legend_rows = 1 + max(4, 6, len(self.model.params.metrics))
-        plots_height = size.height() - (21 * legend_rows + 20)
-        return size.width() < NARROW_PX and plots_height / max(self._rows_shown, 1) >= 200
-
-    def _fill_legend(self) -> None:
-        # beside the plots of a narrow figure: smaller text leaves the metric plot the
-        # width of a label per decade of time
-        narrow = self.layout_item.geometry().width() < NARROW_PX and not self._legend_below
-        self.legend.opts["labelTextSize"] = "7pt" if narrow else "8pt"
-        fill_legend(self.legend, self.views[0], self.model.params.metrics,
-                    columns=3 if self._legend_below else 1)
-
-    def _on_figure_resized(self) -> None:
-        narrow = self.layout_item.geometry().width() < NARROW_PX
-        if (self._legend_fits_below() != self._legend_below
-                or narrow != self.views[0].compact):
-            self._arrange(self._rows_shown, force=True)
-
     # ------------------------------------------------------------------ export
     def plot_items(self) -> dict:
         items = {"figure": self.layout_item}
-        for k, view in enumerate(self.views[: self._rows_shown]):
+        for k, view in enumerate(self.views[: self.figure.rows_shown]):
             suffix = "" if k == 0 else "_2"
             items.update({f"neurons{suffix}": view.neurons, f"predictor{suffix}": view.predictor,
                           f"metrics{suffix}": view.metrics})
         return items
 
-    @contextlib.contextmanager
     def exporting(self, view: str, width: int | None = None, height: int | None = None):
-        """A plot exported alone (``neurons``, ``predictor``, ``metrics``, ``…_2``) gets
-        its group of the figure's legend, off the data: in a column right of its plot
-        area, or under it when the export is narrow (< 480 logical px) and tall enough
-        (≥ 360); a thumbnail (narrow and short, e.g. a plot's on-screen cell) has no room
-        for one. The figure keeps its one shared legend."""
-        from ntkviz.gui.export import export_geometry
-
-        name, _, second = view.partition("_")
-        if name not in LEGEND_GROUPS:
-            yield
-            return
-        run = self.views[1 if second else 0]
-        item = getattr(run, name)
-        w, h, scale = export_geometry(item, width, height)
-        beside, below = w / scale >= 480, h / scale >= 360
-        if not (beside or below):
-            yield
-            return
-        legend = make_legend()
-        fill_legend(legend, run, self.model.params.metrics, groups=(name,))
-        if beside:
-            item.layout.addItem(legend, 2, 3)  # right of the view box (PlotItem grid: axes 0–2)
-            item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
-        else:
-            item.layout.addItem(legend, 4, 1)  # under the bottom axis
-            item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignHCenter)
-        try:
-            yield
-        finally:
-            item.layout.removeItem(legend)
-            legend.clear()
-            if legend.scene() is not None:
-                legend.scene().removeItem(legend)
-            # the figure's grid gave the plot room for the legend: lay it out again now
-            QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
+        """See :meth:`TrainingFigure.exporting`."""
+        return self.figure.exporting(view, width, height)
 
     def csv_table(self, view: str):
         """The metrics of every frame ("figure", "metrics"), or the neurons / predictors of
         the frame shown, for every run."""
-        if self._data is None:
-            raise ValueError("nothing computed yet")
+        self.check_current()
         return self._data.csv_table(view, self.current_index())
 
     @property

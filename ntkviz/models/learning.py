@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
-from ntkviz.models.kernel_curves import KernelChoice, choice_specs, kernel_specs
+from ntkviz.models._options import View, option
+from ntkviz.models.kernel_curves import KernelChoice, choice_specs, kernel_specs, kernels_field
 
-__all__ = ["GeneralisationParams", "GeneralisationModel", "parse_target_text", "VIEWS"]
+__all__ = ["LearningParams", "LearningModel", "parse_target_text", "VIEWS"]
 
 #: what the lower-right plot shows (display only)
 VIEWS = ("fit", "gp", "partial_sums", "approximation")
@@ -65,7 +66,7 @@ def parse_target_text(text: str, kmax: int = LEARN_KMAX_RANGE[1]) -> dict:
 
 
 @dataclass(frozen=True)
-class GeneralisationParams(KernelChoice):
+class LearningParams(KernelChoice):
     """Generalisation panel parameters.
 
     ``dim`` p in [2, 1000]; ``target`` (module docstring); ``ridge`` δ in [0, 1e6]; ``noise`` σ
@@ -75,17 +76,18 @@ class GeneralisationParams(KernelChoice):
     above is analytic). Display only: ``view`` (lower-right plot, one of :data:`VIEWS`).
     """
 
-    kernels: tuple[str, ...] = ("ntk", "arccos1")
-    dim: int = 3
-    target: str = "1:1,2:1,4:1,7:1"
-    ridge: float = 1e-3
-    noise: float = 0.0
-    n: int = 200
+    kernels: tuple[str, ...] = kernels_field(("ntk", "arccos1"))
+    dim: int = option(3, "--dim", "input dimension p in [2, 1000]")
+    target: str = option("1:1,2:1,4:1,7:1", "--target",
+                         "k:c,... | harmonic:K | ridge:T | step:T | abs")
+    ridge: float = option(1e-3, "--ridge", "ridge δ in [0, 1e6] (not multiplied by n)")
+    noise: float = option(0.0, "--noise", "label noise σ in [0, 1000]")
+    n: int = option(200, "--n", "current sample size in [1, 100000]")
     mc_sizes: tuple[int, ...] = (50, 100, 200, 500, 1000)
     seeds: int = 5
-    seed: int = 0
-    kmax: int = 500
-    view: str = "fit"
+    seed: int = option(0, "--seed", "seed of the target directions and the fit")
+    kmax: int = option(500, "--kmax", "spectrum degree in [10, 2000]")
+    view: str = option("fit", "--show", "what the 'view' plot shows (default fit)", choices=VIEWS)
 
     def __post_init__(self):
         super().__post_init__()
@@ -119,14 +121,22 @@ def _labels(specs) -> tuple:
     return tuple(s.label for s in specs)
 
 
-class GeneralisationModel(ParamModel):
+class LearningModel(ParamModel):
     """Model of the Generalisation panel (``ntkviz export learning`` fills the same one)."""
 
-    Params = GeneralisationParams
+    Params = LearningParams
     display_only = frozenset({"view", "mc_sizes", "seeds"})
+    views = (View("curve", "test MSE against n (theory)"),
+             View("learnability", "L_k at --n"),
+             View("view", "the plot chosen by --show: fit, gp, partial_sums or approximation"))
 
     @classmethod
-    def build_request(cls, params: GeneralisationParams):
+    def csv_table(cls, params: LearningParams, response, view: str):
+        """The view's table; ``view`` is the plot chosen by ``params.view``."""
+        return response.csv_table(params.view if view == "view" else view)
+
+    @classmethod
+    def build_request(cls, params: LearningParams):
         """The light :class:`ntkviz.jobs.GeneralisationRequest` of ``params``."""
         from ntkviz.jobs import GeneralisationRequest
 
@@ -136,7 +146,7 @@ class GeneralisationModel(ParamModel):
                                      labels=_labels(specs), seed=params.seed)
 
     @classmethod
-    def monte_carlo_request(cls, params: GeneralisationParams):
+    def monte_carlo_request(cls, params: LearningParams):
         """The heavy :class:`ntkviz.jobs.LearningMonteCarloRequest` (on demand, on a worker)."""
         from ntkviz.jobs import LearningMonteCarloRequest
 

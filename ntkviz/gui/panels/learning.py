@@ -5,8 +5,9 @@ spectrum, Monte-Carlo means ± 95 % confidence intervals over seeds as points), 
 the current n with exact zeros marked, (c) one of: the fit along a great circle (target,
 prediction, training points), GP prior samples, Funk–Hecke partial sums, or the
 bounded-norm approximation error; (d) read-outs κ, E0, RKHS norms. The theory job is
-light and live; the Monte-Carlo runs on the heavy worker on demand (key
-``learning_mc``) with progress and cancel. Maths: :mod:`ntkviz.core.learning`.
+light and live; the Monte-Carlo runs on the heavy worker on demand (its own job slot,
+:data:`MC_KEY`) with progress and cancel, and is drawn only while its parameters are
+the model's. Maths: :mod:`ntkviz.core.learning`.
 """
 from __future__ import annotations
 
@@ -19,13 +20,15 @@ from PySide6 import QtCore, QtWidgets
 from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
-                                                set_slider, write_through)
+                                                set_slider)
 from ntkviz.gui.widgets import PALETTE, Readout, combo, int_spin, line_edit, pen
-from ntkviz.models.generalisation import VIEWS, GeneralisationModel
+from ntkviz.gui.workers import JobSlot
+from ntkviz.models.learning import VIEWS
 
-__all__ = ["QtGeneralisationPanel"]
+__all__ = ["QtLearningPanel", "MC_KEY"]
 
-MC_KEY = "learning_mc"
+#: the Monte-Carlo's job key
+MC_KEY = "learning.mc"
 #: confidence level of the Monte-Carlo error bars (Student t over seeds)
 MC_LEVEL = 0.95
 THEORY_NAME = "eigenlearning theory"
@@ -77,18 +80,18 @@ def _decade_axes(plot_item, x: bool, y: bool) -> None:
             axis.setLogMode(True)
 
 
-class QtGeneralisationPanel(KernelChoicePanel):
+class QtLearningPanel(KernelChoicePanel):
     """Learning curve, learnabilities, fit / GP samples / partial sums, read-outs."""
 
-    key = "learning"
-    title = "Generalisation"
-    model_cls = GeneralisationModel
-    own_cancel_jobs = (MC_KEY,)  # Monte-Carlo has the panel's Cancel button
     HELP = HELP
 
-    def __init__(self, dispatcher, parent=None, model=None):
-        super().__init__(dispatcher, parent, model)
-        self.mc_response = None
+    def __init__(self, dispatcher, parent=None, model=None, spec=None):
+        super().__init__(dispatcher, parent, model, spec)
+        self.mc_response = None  #: the last Monte-Carlo response
+        self._mc_request = None  # the request it answers
+        #: the Monte-Carlo job (its Cancel button is the panel's)
+        self.mc_slot = JobSlot(dispatcher, MC_KEY, f"{self.title}: Monte-Carlo", self,
+                               own_cancel=True)
         self._add_chooser()
         self.target_edit = QtWidgets.QLineEdit()
         self.target_edit.setToolTip("k:c,k:c (c·P_k(⟨x,z_k⟩)), harmonic:K, ridge:T, step:T or abs")
@@ -109,6 +112,8 @@ class QtGeneralisationPanel(KernelChoicePanel):
         self.mc_cancel.setEnabled(False)
         self.progress = QtWidgets.QProgressBar()
         self.progress.setRange(0, 1000)
+        self.mc_note = QtWidgets.QLabel("")
+        self.mc_note.setWordWrap(True)
         self.readout = Readout("", tooltip="effective ridge κ, E0 and RKHS norms at the current n")
         self.readout.setWordWrap(True)
         self.readout.setTextFormat(QtCore.Qt.TextFormat.RichText)
@@ -132,6 +137,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
         buttons.addWidget(self.mc_cancel)
         mcf.addRow(buttons)
         mcf.addRow(self.progress)
+        mcf.addRow(self.mc_note)
         # the parameters scroll (vertically only); Monte-Carlo, its Cancel and its progress
         # stay in view below them at every window height
         self.controls = controls = QtWidgets.QWidget()
@@ -170,24 +176,23 @@ class QtGeneralisationPanel(KernelChoicePanel):
         self.target_edit.editingFinished.connect(
             lambda: self._set_text(self.target_edit, "target", str.strip))
         self.target_combo.activated.connect(self._on_preset)
-        self.dim.valueChanged.connect(lambda v: write_through(self, dim=int(v)))
-        self.n.valueChanged.connect(lambda v: write_through(self, n=int(v)))
+        self.dim.valueChanged.connect(lambda v: self.write(dim=int(v)))
+        self.n.valueChanged.connect(lambda v: self.write(n=int(v)))
         self.ridge_edit.editingFinished.connect(lambda: self._set_text(self.ridge_edit, "ridge", float))
         self.noise_edit.editingFinished.connect(lambda: self._set_text(self.noise_edit, "noise", float))
-        self.kmax_spin.valueChanged.connect(lambda v: write_through(self, kmax=int(v)))
-        self.view_combo.currentTextChanged.connect(lambda v: write_through(self, view=v))
+        self.kmax_spin.valueChanged.connect(lambda v: self.write(kmax=int(v)))
+        self.view_combo.currentTextChanged.connect(lambda v: self.write(view=v))
         self.sizes_edit.editingFinished.connect(
             lambda: self._set_text(self.sizes_edit, "mc_sizes",
                                    lambda t: tuple(int(float(s)) for s in t.split(",") if s.strip())))
-        self.seeds_spin.valueChanged.connect(lambda v: write_through(self, seeds=int(v)))
-        self.seed_spin.valueChanged.connect(lambda v: write_through(self, seed=int(v)))
+        self.seeds_spin.valueChanged.connect(lambda v: self.write(seeds=int(v)))
+        self.seed_spin.valueChanged.connect(lambda v: self.write(seed=int(v)))
         self.mc_button.clicked.connect(self.start_monte_carlo)
         self.mc_cancel.clicked.connect(self.cancel_monte_carlo)
-        dispatcher.returned.connect(self._on_mc_returned)
-        dispatcher.yielded.connect(self._on_mc_yielded)
-        dispatcher.errored.connect(self._on_mc_errored)
-        if hasattr(dispatcher, "busy"):
-            dispatcher.busy.connect(self._on_busy)
+        self.mc_slot.returned.connect(self._on_mc_returned)
+        self.mc_slot.yielded.connect(self._on_mc_yielded)
+        self.mc_slot.errored.connect(self._on_mc_errored)
+        self.mc_slot.busy.connect(self.mc_cancel.setEnabled)
         self.sync_widgets(frozenset(f for f in self.model.to_session()))
 
     def _degree_bars(self):
@@ -211,10 +216,10 @@ class QtGeneralisationPanel(KernelChoicePanel):
     def _on_bars(self, _value: int) -> None:
         pairs = [(k, bar.value() / 10) for k, bar in enumerate(self.bars) if bar.value()]
         text = ",".join(f"{k}:{c:g}" for k, c in pairs) or "0:0"
-        write_through(self, target=text)
+        self.write(target=text)
 
     def _sync_bars(self, target: str) -> None:
-        from ntkviz.models.generalisation import parse_target_text
+        from ntkviz.models.learning import parse_target_text
 
         parsed = parse_target_text(target, self.model.params.kmax)
         coefs = dict(parsed["components"]) if parsed["kind"] == "components" else {}
@@ -233,15 +238,18 @@ class QtGeneralisationPanel(KernelChoicePanel):
             self._report_error(f"{field}: cannot read {edit.text()!r}")
             self.sync_widgets(frozenset({field}))
             return
-        write_through(self, **{field: value})
+        self.write(**{field: value})
 
     def _on_preset(self, index: int) -> None:
         if index > 0:
-            write_through(self, target=TARGET_PRESETS[index - 1])
+            self.write(target=TARGET_PRESETS[index - 1])
         self.target_combo.setCurrentIndex(0)
 
     def sync_widgets(self, changed: frozenset) -> None:
         super().sync_widgets(changed)
+        if self.mc_response is not None and self.mc_current() is None \
+                and not self.mc_slot.is_busy():
+            self.mc_note.setText("parameters changed: press Run Monte-Carlo to compute")
         p = self.model.params
         set_slider(self.dim, p.dim)
         set_slider(self.n, p.n)
@@ -265,36 +273,52 @@ class QtGeneralisationPanel(KernelChoicePanel):
     def start_monte_carlo(self) -> int:
         """Run the Monte-Carlo on the heavy worker (progress, cancel)."""
         try:
-            job = self.model.monte_carlo_request(self.model.params)
+            request = self.model.monte_carlo_request(self.model.params)
         except ValueError as exc:
             self._report_error(str(exc))
             return 0
         self.progress.setValue(0)
-        return self.dispatcher.submit_generator(MC_KEY, job.iterate, heavy=True, immediate=True)
+        self.mc_note.setText("Monte-Carlo running…")
+        return self.mc_slot.submit(request, immediate=True, tag=request)
 
     def cancel_monte_carlo(self) -> None:
-        self.dispatcher.cancel(MC_KEY)
+        """Stop the Monte-Carlo: the bar goes back to 0 and the note says where it stopped."""
+        if not self.mc_slot.is_busy():
+            return
+        done = self.progress.value() / 10
+        self.mc_slot.cancel()
+        self.progress.setValue(0)
+        self.mc_note.setText(f"Monte-Carlo cancelled at {done:.0f} %: nothing drawn; press Run "
+                             "Monte-Carlo to compute")
 
-    def _on_busy(self, key: str, busy: bool) -> None:
-        if key == MC_KEY:
-            self.mc_cancel.setEnabled(busy)
+    def mc_current(self):
+        """The Monte-Carlo response of the current parameters, or None (another one is never
+        drawn nor exported)."""
+        if self.mc_response is None:
+            return None
+        try:
+            request = self.model.monte_carlo_request(self.model.params)
+        except ValueError:
+            return None
+        return self.mc_response if request == self._mc_request else None
 
-    def _on_mc_yielded(self, key: str, request_id: int, item) -> None:
-        if key == MC_KEY:
-            self.progress.setValue(int(1000 * item.fraction))
+    def _on_mc_yielded(self, request_id: int, item, request) -> None:
+        self.progress.setValue(int(round(1000 * item.fraction)))
 
-    def _on_mc_returned(self, key: str, request_id: int, response) -> None:
-        if key == MC_KEY:
-            self.mc_response = response
-            self.progress.setValue(1000)
-            self.redraw()
-            if self.model.params.n not in response.n_values:
-                self.status.emit(f"{self.title}: learned fractions are drawn when n is one of the "
-                                 "Monte-Carlo sizes")
+    def _on_mc_returned(self, request_id: int, response, request) -> None:
+        self.mc_response, self._mc_request = response, request
+        self.progress.setValue(1000)
+        self.mc_note.setText(f"Monte-Carlo done: n = {', '.join(map(str, response.n_values))}, "
+                             f"{request.seeds} seeds")
+        self.redraw()
+        if self.model.params.n not in response.n_values:
+            self.status.emit(f"{self.title}: learned fractions are drawn when n is one of the "
+                             "Monte-Carlo sizes")
 
-    def _on_mc_errored(self, key: str, request_id: int, message: str) -> None:
-        if key == MC_KEY:
-            self._report_error(message)
+    def _on_mc_errored(self, request_id: int, message: str, request) -> None:
+        self.progress.setValue(0)
+        self.mc_note.setText(f"Monte-Carlo failed: {message}")
+        self._report_error(message)
 
     # ------------------------------------------------------------ drawing
     def apply_response(self, response) -> None:
@@ -320,7 +344,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
             plot.addItem(pg.PlotDataItem(_log10(t.n), trusted, pen=pen(color, 2.0),
                                          name=f"{lab} {THEORY_NAME}", connect="finite"))
         shown = [_log10(t.test_mse)[t.trustworthy] for t in th.theories]
-        mc = self.mc_response
+        mc = self.mc_current()
         if mc is not None and list(mc.labels) == labels:
             mean, half = mc.mean_ci(MC_LEVEL)
             for i, lab in enumerate(labels):
@@ -368,7 +392,7 @@ class QtGeneralisationPanel(KernelChoicePanel):
                                              symbolSize=10, symbolPen=pen(color, 2.0),
                                              name=None if marked else "μ_k = 0: never learned"))
                 marked = True
-        mc = self.mc_response
+        mc = self.mc_current()
         y_lo, y_hi = -0.05, 1.05
         if mc is not None and list(mc.labels) == list(th.labels) and r.n in mc.n_values:
             j = mc.n_values.index(r.n)
@@ -464,16 +488,13 @@ class QtGeneralisationPanel(KernelChoicePanel):
         return dict(self.plots)
 
     def csv_table(self, view: str) -> tuple[list[str], list[list]]:
-        if self.response is None:
-            raise ValueError("nothing computed yet")
-        if view == "view":
-            view = self.model.params.view
-        if view == "curve" and self.mc_response is not None:
-            head, rows = self.response.csv_table("curve")
-            mh, mrows = self.mc_response.csv_table("curve")
+        head, rows = super().csv_table(view)
+        mc = self.mc_current()
+        if view == "curve" and mc is not None:
+            mh, mrows = mc.csv_table("curve")
             return head + mh[2:], [r + [""] * (len(mh) - 2) for r in rows] + \
                 [[m[0], m[1]] + [""] * (len(head) - 2) + m[2:] for m in mrows]
-        return self.response.csv_table(view)
+        return head, rows
 
 
 if __name__ == "__main__":  # pragma: no cover - demo
@@ -481,4 +502,4 @@ if __name__ == "__main__":  # pragma: no cover - demo
 
     from ntkviz.gui.app import run_standalone
 
-    sys.exit(run_standalone(QtGeneralisationPanel))
+    sys.exit(run_standalone(QtLearningPanel))
