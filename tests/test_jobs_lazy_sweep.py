@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ntkviz.core.training.dynamics import train
+from ntkviz.core.training.dynamics import TrainConfig, train
 from ntkviz.core.training.laziness import FIRST_LAYER_NOTE, laziness
 from ntkviz.core.training.random_features import CIRCLE_NOTE
 from ntkviz.core.training.sweep import SWEEP_METRICS
@@ -130,7 +130,7 @@ def test_alphas_and_widths_are_sorted():
 
 
 def test_single_run_reports_kappa_alpha():
-    resp = TrainRequest.from_state(dict(alpha=0.5, compare_alpha=50.0, steps=20, frames=2))()
+    resp = TrainRequest(TrainConfig(alpha=0.5, steps=20, frames=2), 50.0)()
     setup = resp.runs[0].setup
     assert resp.kappa_alpha == pytest.approx((laziness(setup).kappa(0.5), laziness(setup).kappa(50.0)),
                                              rel=1e-14)

@@ -63,7 +63,7 @@ class TrainRequest:
         gens = [train_frames(cfg, setup) for cfg in configs]
         frames: list[list] = [[] for _ in configs]
         status = [dict(done=False, diverged=False, message="", fraction=0.0) for _ in configs]
-        response = self._response(configs, setup, frames, status)
+        response = self._response(configs, setup, frames, status, kappas)
         try:
             while not all(s["done"] for s in status):
                 for k, gen in enumerate(gens):
