@@ -78,7 +78,7 @@ def test_views_are_the_editor_views():
 
 
 def test_rotation_90_is_drawn_not_clamped(tmp_path):
-    """13.9: the figure draws the value asked (the CSV always did)."""
+    """The figure draws the value asked (the CSV always did)."""
     from PySide6 import QtGui
 
     paths = {}

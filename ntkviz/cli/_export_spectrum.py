@@ -13,7 +13,7 @@ __all__ = ["register", "run"]
 
 
 def register(sub) -> None:
-    from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE
+    from ntkviz.limits import SPECTRUM_KMAX_RANGE
 
     p_lo, p_hi = limits.DIM_RANGE
     k_lo, k_hi = SPECTRUM_KMAX_RANGE

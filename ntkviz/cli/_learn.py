@@ -99,7 +99,7 @@ def register(sub) -> None:
 
 
 def kernel_specs(args) -> tuple[list[str], list]:
-    """(names as given, validated KernelSpecs) of ``--kernels`` and the shared kernel options."""
+    """(names as given, KernelSpecs) of ``--kernels`` and the shared kernel options."""
     from ntkviz.core.kernels.dotkernel import KernelSpec
 
     names = [t.strip() for t in args.kernels.split(",")]
@@ -110,7 +110,7 @@ def kernel_specs(args) -> tuple[list[str], list]:
         if name in ARCCOS_KERNELS:
             specs.append(KernelSpec(name))
         else:
-            specs.append(KernelSpec(name, args.depth, args.bias, args.activation, args.normalize).validated())
+            specs.append(KernelSpec(name, args.depth, args.bias, args.activation, args.normalize))
     if len(set(names)) != len(names):
         raise CliError("--kernels: names must be distinct")
     return names, specs

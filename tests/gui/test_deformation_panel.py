@@ -326,7 +326,7 @@ def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher):
 
 
 def test_values_beyond_the_sliders_are_drawn_exactly(qtbot, panel):
-    """13.9: the model's range is the one truth; a slider never clamps what is drawn."""
+    """The model's range is the one truth; a slider never clamps what is drawn."""
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.model.update(rotation_deg=90.0, translate_x=100.0, scale=3.0, shear=5.0)
     wait_latest(qtbot, panel)
@@ -340,7 +340,7 @@ def test_values_beyond_the_sliders_are_drawn_exactly(qtbot, panel):
 
 
 def test_image_exports_are_image_shaped_and_clip_nothing(qtbot, panel, tmp_path):
-    """A.6: one image view is about as tall as wide, its colour-bar labels inside."""
+    """One image view is about as tall as wide, its colour-bar labels inside."""
     from PySide6 import QtGui
 
     from ntkviz.gui.export import export_plot

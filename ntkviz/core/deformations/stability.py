@@ -27,15 +27,16 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.conv.architecture import Architecture
+from ntkviz import limits as _limits
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.core.conv.architecture import Architecture, check_architecture
 from ntkviz.core.conv.gram import ImageBatch, image_stack
-from ntkviz.core.deformations.deform import Deformation, _deform_image, jacobian_sup_norm, tau_sup_norm
+from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
 
 __all__ = ["FAMILIES", "SweepResult", "SweepProgress", "family_deformation", "stability_sweep",
            "fit_loglog_slope", "SMOOTH_LENGTH"]
 
-FAMILIES = ("smooth", "translation", "rotation", "infimnist")
+FAMILIES = _limits.FAMILIES
 #: correlation length (px) of the ``smooth`` family's fields
 SMOOTH_LENGTH = 4.0
 
@@ -43,8 +44,8 @@ SMOOTH_LENGTH = 4.0
 def family_deformation(family: str, amplitude: float, seed: int) -> Deformation:
     """The member of ``family`` at ``amplitude`` for ``seed`` (see the module docstring)."""
     check_choice("family", family, FAMILIES)
-    return _family_deformation(family, check_float("amplitude", amplitude, 0.0, 1e3),
-                               check_int("seed", seed, 0, 2**32 - 1))
+    return _family_deformation(family, check_float("amplitude", amplitude, _limits.AMPLITUDE_RANGE),
+                               check_int("seed", seed, _limits.SEED_RANGE))
 
 
 def _family_deformation(family: str, a: float, seed: int) -> Deformation:
@@ -157,7 +158,7 @@ def _level(batch: ImageBatch, n: int, ref0: int, labels, ref_labels, same: bool)
 
 def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes: Sequence[float],
                     seeds: int | Sequence[int], reference_images=None, reference_labels=None,
-                    slope_points: int = 3) -> Iterator[SweepProgress]:
+                    slope_points: int = 3, *, check_input: bool = True) -> Iterator[SweepProgress]:
     """Run the sweep; yields :class:`SweepProgress` after each amplitude and at the end.
 
     Parameters
@@ -171,41 +172,50 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     reference_images, reference_labels : digits for the same-label / any-label
         levels (default: ``images`` themselves; identical images are skipped).
     slope_points : how many of the smallest amplitudes the slope fits use.
+    check_input : bool
+        ``False`` skips the argument checks, for a caller that checked them against the
+        same ranges (``ntkviz.limits``) once already: then ``images`` and
+        ``reference_images`` (both given) are float64 (N, H, W, C) stacks that fit ``arch``,
+        ``amplitudes`` increasing and positive and ``seeds`` a list of seeds. Each generated
+        deformation is a :class:`Deformation`, checked when built (a rotation family
+        amplitude beyond 360° is refused there).
 
     Stop iterating to cancel; the last item has ``result.complete = True``.
     """
-    arch = arch.validated()
-    check_choice("family", family, FAMILIES)
-    X = image_stack(images, "images")
-    labels = np.asarray(labels).ravel()
-    if labels.shape[0] != X.shape[0]:
-        raise ValueError(f"labels must have one entry per image ({X.shape[0]}), got {labels.shape[0]}")
-    amps = np.asarray([check_float("amplitude", a, 0.0, 1e3) for a in amplitudes], dtype=np.float64)
-    if amps.size == 0 or np.any(amps <= 0) or np.any(np.diff(amps) <= 0):
-        raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
-    seed_list = list(range(check_int("seeds", seeds, 1, 1000))) if np.isscalar(seeds) else \
-        [check_int("seed", s, 0, 2**31) for s in seeds]
-    if not seed_list:
-        raise ValueError("seeds must not be empty")
-    slope_points = check_int("slope_points", slope_points, 2, 1000)
-    if reference_images is None:
-        R, ref_labels = X, labels
+    arch = check_architecture(arch)
+    if check_input:
+        check_choice("family", family, FAMILIES)
+        X = image_stack(images, "images")
+        labels = np.asarray(labels).ravel()
+        if labels.shape[0] != X.shape[0]:
+            raise ValueError(f"labels must have one entry per image ({X.shape[0]}), got {labels.shape[0]}")
+        amps = np.asarray([check_float("amplitude", a, _limits.AMPLITUDE_RANGE) for a in amplitudes],
+                          dtype=np.float64)
+        if amps.size == 0 or np.any(amps <= 0) or np.any(np.diff(amps) <= 0):
+            raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
+        seed_list = (list(range(check_int("seeds", seeds, _limits.SWEEP_SEEDS_RANGE)))
+                     if np.isscalar(seeds) else [check_int("seed", s, _limits.SEED_RANGE) for s in seeds])
+        if not seed_list:
+            raise ValueError("seeds must not be empty")
+        slope_points = check_int("slope_points", slope_points, _limits.SLOPE_POINTS_RANGE)
+        if reference_images is None:
+            R, ref_labels = X, labels
+        else:
+            R = image_stack(reference_images, "reference_images")
+            ref_labels = np.asarray(reference_labels).ravel()
+            if R.shape[1:] != X.shape[1:] or ref_labels.shape[0] != R.shape[0]:
+                raise ValueError("reference_images must match the images' shape and have one label each")
+        arch.layer_sizes(X.shape[1], X.shape[2])
     else:
-        R = image_stack(reference_images, "reference_images")
-        ref_labels = np.asarray(reference_labels).ravel()
-        if R.shape[1:] != X.shape[1:] or ref_labels.shape[0] != R.shape[0]:
-            raise ValueError("reference_images must match the images' shape and have one label each")
-    arch.layer_sizes(X.shape[1], X.shape[2])
-    return _stability_sweep(X, labels, arch, family, amps, seed_list, R, ref_labels, slope_points)
+        X, labels, amps, seed_list = images, np.asarray(labels).ravel(), np.asarray(amplitudes), list(seeds)
+        R, ref_labels = reference_images, np.asarray(reference_labels).ravel()
+    return _sweep(X, labels, arch, family, amps, seed_list, R, ref_labels, slope_points)
 
 
-def _stability_sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, family: str, amps: np.ndarray,
-                     seed_list: list[int], R: np.ndarray, ref_labels: np.ndarray, slope_points: int
-                     ) -> Iterator[SweepProgress]:
-    """:func:`stability_sweep` of checked arguments (no checks: for requests that validated
-    them once): ``X`` and ``R`` float64 (N, H, W, C) stacks that fit the validated ``arch``,
-    ``amps`` increasing positive amplitudes <= 1e3, seeds in [0, 2^31]. Every generated
-    deformation is validated once (a rotation family amplitude beyond 360° is refused there)."""
+def _sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, family: str, amps: np.ndarray,
+           seed_list: list[int], R: np.ndarray, ref_labels: np.ndarray, slope_points: int
+           ) -> Iterator[SweepProgress]:
+    """The generator of :func:`stability_sweep` (its arguments prepared there)."""
     ntk = arch.supports_ntk
     n, n_amp, n_seed = X.shape[0], len(amps), len(seed_list)
     n_ref = R.shape[0]
@@ -233,8 +243,8 @@ def _stability_sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, fami
     for k, a in enumerate(amps):
         for d in range(n):
             for si, s in enumerate(seed_list):
-                deformation = _family_deformation(family, float(a), (1000 * d + s) % 2**32).validated()
-                y, tau = _deform_image(X[d], deformation)
+                deformation = _family_deformation(family, float(a), (1000 * d + s) % 2**32)
+                y, tau = deform_image(X[d], deformation, check_input=False)
                 deformed[k * n_def + d * n_seed + si] = y
                 tau_sup[k, d * n_seed + si] = tau_sup_norm(tau)
                 jac_sup[k, d * n_seed + si] = jacobian_sup_norm(tau)

@@ -426,10 +426,17 @@ def _readonly(*arrays):
         arr.setflags(write=False)
 
 
+def _check_config(config) -> TrainConfig:
+    """``config`` itself (a ``TrainConfig`` is valid by construction), or ``ValueError``."""
+    if not isinstance(config, TrainConfig):
+        raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
+    return config
+
+
 def make_setup(config: TrainConfig) -> TrainSetup:
     """Draw teacher, data and symmetrised initialisation from ``config.seed``; build K0, the NTK
     and their flows (one eigendecomposition each)."""
-    cfg = config.validated()
+    cfg = _check_config(config)
     rng = np.random.default_rng(cfg.seed)
     d, m, n = cfg.dim, cfg.width, cfg.samples
     teacher_B = _sphere(rng, cfg.teacher, d)
@@ -613,7 +620,7 @@ def train_frames(config: TrainConfig, setup: TrainSetup | None = None) -> Iterat
     and a message; no non-finite frame is ever yielded. ``setup`` may be passed to
     reuse the draws of a previous :func:`make_setup` with the same seed and sizes.
     """
-    cfg = config.validated()
+    cfg = _check_config(config)
     if setup is None or setup.config != cfg:
         setup = make_setup(cfg) if setup is None else _with_config(setup, cfg)
     a, B = setup.a0.copy(), setup.B0.copy()

@@ -290,7 +290,7 @@ def test_even_patch_offsets_convention():
 
 
 def test_gram_of_huge_images_is_rescaled_not_overflowed():
-    """13.10: images scaled by 1e300 gave an all-NaN Gram matrix. The kernels are homogeneous
+    """Images scaled by 1e300 gave an all-NaN Gram matrix. The kernels are homogeneous
     of degree 2: K(c x, c y) = c² K(x, y), computed by rescaling; beyond the float64 range
     of K a one-line refusal naming the images."""
     from ntkviz.core.conv.gram import gram_matrix
@@ -318,7 +318,7 @@ def test_gram_of_huge_images_is_rescaled_not_overflowed():
     Architecture((Layer(3, 2, "gaussian"), Layer(3, 1, "gaussian"))),
 ], ids=["average", "gaussian"])
 def test_every_entry_matches_an_exact_computation(digits12, arch):
-    """13.3: every Gram entry, self-pairs included, within 1e-13 of the same recursion in
+    """Every Gram entry, self-pairs included, within 1e-13 of the same recursion in
     50-digit mpmath (self-pairs used to be 1.6-4e-9 too small: kappa0 at 1 - ulp)."""
     from ntkviz.core.conv.gram import gram_matrix
 

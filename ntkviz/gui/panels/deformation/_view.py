@@ -14,6 +14,7 @@ from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
 from ntkviz.gui.widgets import Readout
+from ntkviz.limits import CKN_RESOLUTION, NTK_RESOLUTION
 from ntkviz.models.deformation import DeformationModel
 
 __all__ = ["QtDeformationPanel"]
@@ -21,10 +22,6 @@ __all__ = ["QtDeformationPanel"]
 #: model fields that change the context distances (the digit and the architecture)
 CONTEXT_FIELDS = frozenset({"label", "index", "user_pixels", "preset", "layers",
                             "patch_normalization", "even_patch_offsets"})
-#: NTK distances below this are rounding noise (= ntkviz.jobs.NTK_RESOLUTION, kept here so
-#: the view can be built before the numeric core is loaded)
-NTK_RESOLUTION = 1e-4
-CKN_RESOLUTION = 1e-7
 
 
 def _format_distance(value: float, below: bool, resolution: float, identical: bool) -> str:
