@@ -72,7 +72,7 @@ def test_bad_options(tmp_path, capsys, extra, words):
 
 def test_views_are_the_editor_views():
     from ntkviz.cli._export_deform import VIEWS
-    from ntkviz.jobs import DEFORM_VIEWS
+    from ntkviz.jobs._deform import DEFORM_VIEWS
 
     assert VIEWS == DEFORM_VIEWS
 

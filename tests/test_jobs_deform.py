@@ -13,9 +13,9 @@ import pytest
 from ntkviz.core.conv.architecture import PRESETS
 from ntkviz.core.conv.gram import image_norms, rel_distances
 from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
-from ntkviz.core.deformations.digits import digit_image, load_digits
-from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, DeformRequest,
-                         StabilityRequest, prepare_user_image)
+from ntkviz.core.deformations.digits import digit_image, load_digits, prepare_user_image
+from ntkviz.jobs import ContextRequest, DeformRequest, StabilityRequest
+from ntkviz.limits import CKN_RESOLUTION, NTK_RESOLUTION
 
 M1 = PRESETS["M1"]
 

@@ -447,10 +447,6 @@ def test_tiny_colour_scales_keep_three_labelled_ticks(qtbot, panel):
 
 
 def test_even_patch_offsets_choice_recomputes(qtbot, panel):
-    from ntkviz.models.deformation import offsets_supported
-
-    if not offsets_supported():
-        pytest.skip("the kernels do not offer the even-patch convention")
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.model.update(preset="custom", translate_x=1.0,
                            layers=((2, 2, "gaussian", "relu", 1.0, None),
