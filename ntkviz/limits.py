@@ -113,6 +113,7 @@ GRID_SIDE_RANGE = (1, 4096)  # pixels per side of a displacement field or a laye
 CLASSIFY_TEST_RANGE = (10, 500)  # test digits of a classification of the bundled digits
 CLASSIFY_SIZES_COUNT = 20  # at most this many training sizes, and as many amplitudes
 GRAM_TILE_RANGE = (1, 2048)  # tile side (images) of a Gram store
+DASK_WORKERS_RANGE = (1, 256)  # workers of the local Dask cluster ntkviz starts
 
 # --------------------------------------------------------------- output
 EXPORT_WIDTH_RANGE = (16, 20000)  # PNG width in pixels

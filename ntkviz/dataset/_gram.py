@@ -166,8 +166,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, proces
         finally:
             client.close()
         return
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
-        raise ValueError(f"--workers must be an integer in [1, 256], got {workers!r}")
+    check_int("--workers", workers, limits.DASK_WORKERS_RANGE)
     import dask.config
 
     # the workers' statistical profiler samples every 10 ms: CPU taken from the kernels
