@@ -1,11 +1,19 @@
-"""Lists of numbers typed by a user (command-line options, text fields of the app): one
-parser and one message for all of them. Standard library only (no Qt, no numerics), so
-the command line, the dataset layer, the models and the views can all use it."""
+"""Text helpers shared by every layer. Lists of numbers typed by a user (command-line
+options, text fields of the app): one parser and one message for all of them; exponents
+written as Unicode superscripts (axis ticks, legends). Standard library only (no Qt, no
+numerics), so the command line, the dataset layer, the models and the views can all use it."""
 from __future__ import annotations
 
 import math
 
-__all__ = ["number_list"]
+__all__ = ["number_list", "superscript"]
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def superscript(text) -> str:
+    """The digits and minus signs of ``text`` as Unicode superscripts (``-39`` -> ``⁻³⁹``)."""
+    return str(text).translate(_SUPERSCRIPT)
 
 
 def number_list(name: str, text: str, kind: type = int) -> tuple:

@@ -1,9 +1,11 @@
-"""Names and allowed ranges shared by the models, the command line and the GUI.
+"""The one table of names and allowed ranges: numeric core, requests, models, command line, GUI.
 
 A light module: it imports nothing but the standard library, so a parser or a
 parameter model can offer choices and check ranges without loading numba,
-scipy or Qt. Ranges are inclusive ``(low, high)`` pairs. The numeric core keeps
-its own checks; these constants are the ranges the user-facing layers accept.
+scipy or Qt. Ranges are inclusive ``(low, high)`` pairs, checked with the one
+check family :mod:`ntkviz._check` (``check_int("depth", depth, DEPTH_RANGE)``).
+Where a library function of the numeric core accepts more than the panels offer,
+its wider range is here too (section *numeric core*), named after what it bounds.
 """
 from __future__ import annotations
 
@@ -30,13 +32,16 @@ SEED_RANGE = (0, 2**32 - 1)  # every random seed
 # --------------------------------------------------------------- Mercer spectra
 DIM_RANGE = (2, 1000)  # input dimension p (sphere S^{p-1})
 KMAX_RANGE = (0, 2000)  # highest degree k (the spectrum panel starts at 1)
+SPECTRUM_KMAX_RANGE = (1, KMAX_RANGE[1])  # the spectrum panel: k = 0 has no place on a log axis
 
 # --------------------------------------------------------------- convolutional kernels
-ARCH_PRESETS = ("M1", "M2", "M3", "M4")  # = core.cntk.PRESETS
+ARCH_PRESETS = ("M1", "M2", "M3", "M4")  # the keys of ntkviz.core.conv.architecture.PRESETS
 CONV_MODES = ("ckn", "ntk")  # last layer trained (CKN) or all layers (NTK)
 POOLINGS = ("gaussian", "average", "strided")  # layer pooling
 PATCH_KERNELS = ("relu", "exp")  # layer patch kernel
 PATCH_NORMALIZATIONS = ("sum", "mean")
+#: window of an even patch size s: {-s/2 .. s/2-1} as the reference code, or 'SAME' {-(s/2-1) .. s/2}
+EVEN_PATCH_OFFSETS = ("reference", "same")
 MAX_LAYERS = 8  # layers of an architecture
 LAYER_INT_RANGE = (1, 99)  # npatch, subsampling, poolfactor
 LAYER_SIGMA_RANGE = (1e-3, 1e3)  # exp patch-kernel σ
@@ -53,6 +58,14 @@ SHEAR_RANGE = (-10.0, 10.0)  # horizontal shear factor
 SMOOTH_AMPLITUDE_RANGE = (0.0, 1e3)  # px
 SMOOTH_LENGTH_RANGE = (0.25, 1e3)  # px
 INFIMNIST_ALPHA_RANGE = (-1e3, 1e3)
+#: relative feature distances ||Phi(x) - Phi(y)|| / ||Phi(x)|| below these are rounding noise:
+#: the squared distance (k_xx + k_yy - 2 k_xy) / k_xx cancels. NTK (sum patch normalisation):
+#: kappa_0's infinite slope at 1. CKN: kappa_1 has slope 1 at c = 1, so the kernels are
+#: accurate to ~1e-16 relative and the cancellation leaves a floor of d ~ 2e-8 (measured on
+#: MNIST digits with M1: d is proportional to a tiny translation down to ~1e-7); at
+#: d = 1e-7 the noise is ~1 % of the value
+NTK_RESOLUTION = 1e-4
+CKN_RESOLUTION = 1e-7
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
@@ -66,7 +79,8 @@ SCATTERING_J_RANGE = (1, 8)  # scattering scale 2^J (and 2^J <= the image side)
 SCATTERING_L_RANGE = (1, 16)  # scattering orientations
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
-REFERENCES_RANGE = (1, 100)  # reference digits per label for the levels (at most the bundled ones)
+REFERENCES_RANGE = (1, BUNDLED_PER_CLASS)  # reference digits per label (stability levels, context)
+SLOPE_POINTS_RANGE = (2, 1000)  # smallest amplitudes of a sweep's log-log slope fit
 STABILITY_SET_SIZE_RANGE = (1, 500)  # digits per set of the stability view's "sets" (Fig. 1)
 STABILITY_SET_KINDS = ("deform", "deform+translate", "same", "any")  # sets of the "sets" view
 STABILITY_SWEEPS = ("last-pooling", "patch", "layers", "amplitude")  # x axes of the "sets" view
@@ -80,13 +94,41 @@ ALPHA_RANGE = (1e-4, 1e6)  # output scale α = τ²
 TRAIN_WIDTH_RANGE = (2, 65536)  # student width m (even)
 TRAIN_SAMPLES_RANGE = (1, 2000)  # training inputs n
 TEACHER_RANGE = (1, 64)  # teacher neurons m0
-LR_RANGE = (0.0, 1e3)  # step size, exclusive at 0
+LR_RANGE = (1e-6, 1e3)  # gradient-descent step size
 STEPS_RANGE = (1, 1_000_000)  # gradient steps
 FRAMES_RANGE = (1, 2000)  # recorded frames
 TRAIN_DIM_RANGE = (2, 100)  # input dimension d
-INITS = ("symmetric", "centered")
+INITS = ("symmetric", "centered")  # paired neurons (f(w0) = 0 exactly) or i.i.d., model centred
+TRAIN_LAYERS = ("all", "last", "first")  # trained layers: both, the output layer only (random features), the input layer only
+TRAIN_NOISE_RANGE = (0.0, 1e3)  # standard deviation of the label noise of a training run
+
+# --------------------------------------------------------------- generalisation (kernel regression)
+LEARN_KMAX_RANGE = (10, 2000)  # degrees of the spectra behind the learning curves
+LEARN_N_RANGE = (1, 10_000_000)  # training-set sizes n of the theory (eigenlearning)
+PANEL_N_RANGE = (1, 100_000)  # the largest n of the generalisation panel's curve
+MC_N_RANGE = (1, 20_000)  # n of a Monte-Carlo run (one Gram solve of size n)
+MC_SEEDS_RANGE = (1, 1000)  # Monte-Carlo repetitions
+MC_TEST_RANGE = (10, 100_000)  # test points of a Monte-Carlo run
+MC_SEED_RANGE = (0, 2**31 - 1)  # first seed of the Monte-Carlo runs
+RIDGE_RANGE = (0.0, 1e6)  # ridge δ (not multiplied by n)
+NOISE_RANGE = (0.0, 1e3)  # label-noise standard deviation σ
+GP_COUNT_RANGE = (1, 50)  # GP samples on the circle
+GP_POINTS_RANGE = (16, 8192)  # points of a GP sample
+PARTIAL_SUM_DEGREE_RANGE = (0, 2000)  # degrees of the Funk–Hecke partial sums
+PARTIAL_SUM_POINTS_RANGE = (3, 20001)  # cosines of the partial sums
+
+# --------------------------------------------------------------- numeric core (library calls)
+LAYERS_RANGE = (1, DEPTH_RANGE[1])  # deep_kernel, dual_tables: L = 1 (the linear kernel u + β) too
+DEEP_BIAS_RANGE = (0.0, 1e6)  # β of deep_kernel and dual_tables
+DUAL_VARIANCE_RANGE = (1e-12, 1e6)  # variance q of dual_kernel
+EMPIRICAL_SAMPLES_RANGE = (1, 1000)  # networks of one empirical_kernels call
+GRID_SIDE_RANGE = (1, 4096)  # pixels per side of a displacement field or a layer-size query
+
+# --------------------------------------------------------------- classification, Gram stores
+CLASSIFY_TEST_RANGE = (10, 500)  # test digits of a classification of the bundled digits
+CLASSIFY_SIZES_COUNT = 20  # at most this many training sizes, and as many amplitudes
+GRAM_TILE_RANGE = (1, 2048)  # tile side (images) of a Gram store
+DASK_WORKERS_RANGE = (1, 256)  # workers of the local Dask cluster ntkviz starts
 
 # --------------------------------------------------------------- output
-CSV_SUFFIXES = (".csv",)
-FIGURE_SUFFIXES = (".png", ".svg", ".csv")
 EXPORT_WIDTH_RANGE = (16, 20000)  # PNG width in pixels

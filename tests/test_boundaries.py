@@ -1,8 +1,11 @@
-"""Layer boundaries: the numeric core, the jobs, the models and the CLI never import Qt,
-and building the command-line parser (``--help``) loads neither numba, scipy nor Qt."""
+"""Layer boundaries: the numeric core, the dataset layer, the jobs, the models and the CLI
+never import Qt; building the command-line parser (``--help``) loads neither numba, scipy
+nor Qt; and the import graph only points down the floors (no cycle between them)."""
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,13 +33,15 @@ def _run(code: str) -> dict:
 
 
 def test_no_qt_in_any_submodule():
-    """Every submodule of core, jobs, cli, models (walked with pkgutil) imports without Qt."""
-    packages = ["ntkviz.core", "ntkviz.jobs", "ntkviz.cli", "ntkviz.models"]
+    """Every submodule of core, dataset, jobs, cli, models (walked with pkgutil) imports
+    without Qt."""
+    packages = ["ntkviz.core", "ntkviz.dataset", "ntkviz.jobs", "ntkviz.cli", "ntkviz.models"]
     out = _run(WALK.format(packages=packages, qt=QT))
     assert out["qt"] == []
     imported = set(out["imported"])
     assert {"ntkviz.core.spectra.mercer", "ntkviz.jobs._curves", "ntkviz.cli._kernel",
-            "ntkviz.cli._stability"} <= imported  # the walk really went into the packages
+            "ntkviz.cli._stability", "ntkviz.dataset.classify",
+            "ntkviz.dataset._store"} <= imported  # the walk really went into the packages
     for folder in ("kernels", "spectra", "conv", "deformations", "training", "learning"):
         inside = {m for m in imported if m.startswith(f"ntkviz.core.{folder}.")}
         assert len(inside) >= 2, f"the walk missed ntkviz.core.{folder}"  # every concept folder
@@ -84,3 +89,78 @@ def test_help_loads_no_numba_scipy_qt(argv):
 def test_package_imports_pull_no_qt(mods):
     code = f"import sys, {mods}\nassert not [m for m in sys.modules if m.split('.')[0] in {QT!r}]"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+# --------------------------------------------------------------- the floors of the import graph
+PACKAGE = Path(__file__).resolve().parents[1] / "ntkviz"
+#: floor of each top-level part of the package: a module may import its own part and any
+#: lower floor, never a higher one; parts on one floor do not import each other (so no cycle
+#: crosses them), except the two front ends (GUI and CLI) on the top floor
+FLOORS = {
+    "_check": 0, "limits": 0, "_text": 0, "_io": 0, "_env": 0, "resources": 0,
+    "core": 1, "dataset": 2, "jobs": 3, "models": 4,
+    "gui": 5, "cli": 5, "bench": 6, "gallery": 6, "__main__": 6,
+}
+#: base modules (floor 0) in the order they may import each other
+BASE_ORDER = ("_check", "limits", "_text", "_io", "resources", "_env")
+
+
+def _module_name(path: Path) -> str:
+    parts = ["ntkviz", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """The ntkviz modules ``path`` imports (at module level or inside a function: a lazy
+    import is an arrow too), relative imports resolved."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in out if m == "ntkviz" or m.startswith("ntkviz.")}
+
+
+def _part(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def test_imports_point_down_the_floors():
+    """core < dataset < jobs < models < gui/cli (< bench, gallery), over the standard-library
+    base (the check family, the range table, text and file helpers): no arrow goes up, none
+    goes sideways between parts of one floor, so there is no cycle between them."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    assert len(paths) > 100
+    bad = []
+    for path in paths:
+        source = _module_name(path)
+        here = _part(source)
+        if here == "":
+            continue  # ntkviz/__init__.py prepares the environment (imports _env only)
+        assert here in FLOORS, f"{source}: give its part a floor in FLOORS"
+        for target in _imports(path):
+            there = _part(target)
+            if there in ("", here) or there not in FLOORS:
+                continue
+            up = FLOORS[there] > FLOORS[here]
+            sideways = FLOORS[there] == FLOORS[here] and here not in ("gui", "cli") and (
+                FLOORS[here] != 0 or BASE_ORDER.index(there) > BASE_ORDER.index(here))
+            if up or sideways:
+                bad.append(f"{source} -> {target}")
+    assert not bad, "imports against the floors:\n" + "\n".join(sorted(bad))
+
+
+def test_the_floor_walk_sees_module_and_function_level_imports():
+    """The walk is not blind: imports at module level and inside functions are arrows."""
+    module = PACKAGE / "core" / "conv" / "gram.py"
+    assert {"ntkviz.core.conv._kernels", "ntkviz._check"} <= _imports(module)
+    lazy = PACKAGE / "models" / "kernel_curves.py"
+    assert "ntkviz.jobs" in _imports(lazy)  # ``from ntkviz.jobs import ...`` inside a method

@@ -89,7 +89,7 @@ def test_the_earlier_command_name_still_works(tmp_path):
 
 
 def test_rotation_90_is_drawn_not_clamped(tmp_path):
-    """13.9: the figure draws the value asked (the CSV always did)."""
+    """The figure draws the value asked (the CSV always did)."""
     from PySide6 import QtGui
 
     paths = {}

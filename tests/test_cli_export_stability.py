@@ -67,7 +67,7 @@ def test_bad_suffix(tmp_path, capsys):
 
 
 def test_no_same_label_reference_is_refused_not_nan(tmp_path, capsys):
-    """13.10: digit 0 is its label's only reference with --references 1 (and a digit is
+    """Digit 0 is its label's only reference with --references 1 (and a digit is
     never compared with itself): refused with the reason, instead of NaN levels."""
     out = tmp_path / "s.csv"
     assert main(["export", "stability", "--digits", "0", "--references", "1", "--amplitudes",

@@ -13,10 +13,10 @@ import pytest
 from ntkviz.core.conv.architecture import PRESETS
 from ntkviz.core.conv.gram import image_norms, rel_distances
 from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
-from ntkviz.core.deformations.digits import digit_image, load_digits
-from ntkviz.jobs import (CKN_RESOLUTION, NTK_RESOLUTION, ContextRequest, ContextResult,
-                         DeformRequest, deform_csv_table, prepare_user_image,
+from ntkviz.core.deformations.digits import digit_image, load_digits, prepare_user_image
+from ntkviz.jobs import (ContextRequest, ContextResult, DeformRequest, StabilityRequest, deform_csv_table,
                          run_to_end)
+from ntkviz.limits import CKN_RESOLUTION, NTK_RESOLUTION
 
 M1 = PRESETS["M1"]
 

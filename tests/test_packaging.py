@@ -220,13 +220,16 @@ _KERNEL_CALL = (
 )
 
 
-def _run_kernel_call(env: dict[str, str]) -> tuple[Path, float]:
+def _run_kernel_call(env: dict[str, str], cwd: Path) -> tuple[Path, float]:
+    """Run the installed package in a fresh interpreter started in ``cwd``: a neutral folder,
+    never the clone's parent, where a clone named ``ntkviz`` would be imported instead (a
+    namespace package that skips ntkviz's start-up)."""
     import ntkviz.core
 
     if not hasattr(ntkviz.core, "evaluate_kernel"):
         pytest.skip("ntkviz.core.evaluate_kernel is not available yet")
     proc = subprocess.run([sys.executable, "-c", _KERNEL_CALL], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=str(ROOT.parent))
+                          env=env, timeout=300, cwd=str(cwd))
     assert proc.returncode == 0, proc.stderr
     cache_dir, value = proc.stdout.split()
     return Path(cache_dir), float(value)
@@ -241,7 +244,7 @@ def test_numba_cache_defaults_to_versioned_dir_under_cache_home(tmp_path):
     $XDG_CACHE_HOME/ntkviz/numba-<version>-<fingerprint>, and a second process reuses them."""
     cache_home = tmp_path / "cache"
     env = _clean_env(XDG_CACHE_HOME=str(cache_home), HOME=str(tmp_path))
-    cache_dir, value = _run_kernel_call(env)
+    cache_dir, value = _run_kernel_call(env, tmp_path)
     assert value == pytest.approx(1 / 3.141592653589793, rel=1e-12)  # κ1(0) = 1/π
     assert cache_dir.parent == cache_home / "ntkviz"
     assert cache_dir.name.startswith(f"numba-{ntkviz.__version__}-")
@@ -249,7 +252,7 @@ def test_numba_cache_defaults_to_versioned_dir_under_cache_home(tmp_path):
     assert first, "numba wrote no cache index under the default directory"
     stamps = {p: p.stat().st_mtime_ns for p in first}
 
-    again, _ = _run_kernel_call(env)
+    again, _ = _run_kernel_call(env, tmp_path)
     assert again == cache_dir
     assert {p: p.stat().st_mtime_ns for p in _index_files(cache_dir)} == stamps  # pure cache hits
 
@@ -265,7 +268,7 @@ def test_numba_cache_falls_back_when_cache_home_is_unusable(tmp_path):
     env = _clean_env(XDG_CACHE_HOME=str(blocker / "cache"), HOME=str(blocker), TMPDIR=str(tmp))
     code = "import os, ntkviz.core; print(os.environ['NUMBA_CACHE_DIR'])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=300, cwd=str(ROOT.parent))
+                          timeout=300, cwd=str(tmp))  # neutral: see _run_kernel_call
     assert proc.returncode == 0, proc.stderr
     cache_dir = Path(proc.stdout.strip())
     assert tmp in cache_dir.parents and cache_dir.is_dir() and os.access(cache_dir, os.W_OK)

@@ -117,3 +117,43 @@ def test_readme_stands_alone():
     text = README.read_text(encoding="utf-8")
     for needle in (".." + "/shared", "/work/", "docs/spec.md", "contracts §", "oracle"):
         assert needle not in text, f"README refers to {needle!r}, which is not part of the project"
+
+
+#: references that do not stand alone: the developers' spec, the issue tracker and its item
+#: numbers, the developers' shared folder (a reader of the code has none of them)
+_NOT_ALONE = (
+    re.compile(r"(?i)\bspec(?:\.md)?\s*§"),
+    re.compile(r"(?i)\bdocs/spec\b"),
+    re.compile(r"(?i)\bissues?\s+\d+"),
+    re.compile(r"(?i)\bitems?\s+\d+(?:\s*[-–.]\s*\d+)?\s*(?:[),:;]|and\b|of\b|$)"),
+    re.compile(r'"""\s*(?:\d{1,2}|[A-Z])\.\d{1,2}(?:\s*/\s*(?:\d{1,2}|[A-Z])\.\d{1,2})*\s*:'),
+    re.compile(r"\.\./shared"),
+)
+_TEXT_SUFFIXES = {".py", ".md", ".txt", ".json", ".toml", ".cfg", ".ini", ".sh", ".svg", ".csv"}
+
+
+def test_code_tests_and_data_stand_alone():
+    """No "Spec §2.2", "issue 4, item 9", "13.9:" in the package, the tests or the test data:
+    a reference must make sense to someone who has only this repository (a paper's section
+    or another project's issue number is fine)."""
+    found = []
+    for folder in ("ntkviz", "tests"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in _TEXT_SUFFIXES or not path.is_file() or path == Path(__file__):
+                continue  # (this file holds the patterns and their examples)
+            for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                if any(p.search(line) for p in _NOT_ALONE):
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:90]}")
+    assert not found, "references that do not stand alone:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("line", ["(see Spec §2.2)", "issue 4, item 9", "issue 13, items 5-15 and",
+                                  '    """13.9: the figure', '"""A.9: after a sweep', "../shared/docs"])
+def test_the_stand_alone_guard_catches(line):
+    assert any(p.search(line) for p in _NOT_ALONE), line
+
+
+@pytest.mark.parametrize("line", ["(Bietti & Mairal 2019, §4)", "pyqtgraph issue #3495",
+                                  "the first 12 items of the list are", "Thm 2.2: O(1/alpha)"])
+def test_the_stand_alone_guard_lets_references_that_stand_alone_pass(line):
+    assert not any(p.search(line) for p in _NOT_ALONE), line

@@ -1,4 +1,4 @@
-"""Benchmarks of the exact conv kernels (issue 4, item 9).
+"""Benchmarks of the exact conv kernels.
 
 Allocator settings: none changed (default glibc malloc; no MALLOC_* variables
 set by ntkviz). The engine allocates its work buffers once per thread and

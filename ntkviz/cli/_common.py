@@ -154,7 +154,7 @@ def add_kernel_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def kernel_spec(args):
-    """The validated ``KernelSpec`` named by :func:`add_kernel_arguments`' options.
+    """The ``KernelSpec`` (checked when built) named by :func:`add_kernel_arguments`' options.
 
     Options that do not apply (``--depth``, ``--bias``, ``--activation`` with an
     arc-cosine kernel) are refused rather than ignored."""
@@ -168,7 +168,7 @@ def kernel_spec(args):
     depth = 2 if args.depth is None else args.depth
     bias = 0.0 if args.bias is None else args.bias
     activation = DEFAULT_ACTIVATION if args.activation is None else args.activation
-    return KernelSpec(args.name, depth, bias, activation, args.normalize).validated()
+    return KernelSpec(args.name, depth, bias, activation, args.normalize)
 
 
 def progress_line(label: str, fraction: float, final: bool = False) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ntkviz.cli import CliError
 from ntkviz.cli._common import positive_int
+from ntkviz.limits import GRAM_TILE_RANGE
 
 
 def register(sub) -> None:
@@ -148,8 +149,9 @@ def run(args) -> int:
     from ntkviz._io import atomic_write
     from ntkviz.dataset import GramRun, dask_client, load_dataset
 
-    if not 1 <= args.tile_size <= 2048:
-        raise CliError(f"--tile-size must be in [1, 2048], got {args.tile_size}")
+    lo, hi = GRAM_TILE_RANGE
+    if not lo <= args.tile_size <= hi:
+        raise CliError(f"--tile-size must be in [{lo}, {hi}], got {args.tile_size}")
     arch = load_model(args.model)
     out = check_output(args.out, [args.images, args.images_b])
     a = load_dataset(args.images).images

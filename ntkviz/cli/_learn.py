@@ -29,6 +29,7 @@ import sys
 from ntkviz.cli import CliError
 from ntkviz.cli._common import (float_in, int_in, output_path, progress_line,
                                 write_csv)
+from ntkviz import limits
 from ntkviz.limits import ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEPTH_RANGE, DIM_RANGE, KERNEL_NAMES
 
 MC_MAX_N = 20_000
@@ -37,7 +38,7 @@ HEADER = ["kernel", "n", "theory_test_mse", "empirical_test_mse", "empirical_sem
           "empirical_ci95"]
 
 
-def parse_target(text: str, kmax: int = 2000):
+def parse_target(text: str, kmax: int = limits.LEARN_KMAX_RANGE[1]):
     """A :class:`ntkviz.core.learning.Target` from ``k:c,...``, ``harmonic:K``, ``ridge:T``,
     ``step:T`` or ``abs`` (the panel's parser: one line naming --target otherwise)."""
     from ntkviz.core.learning import Target
@@ -50,14 +51,15 @@ def parse_target(text: str, kmax: int = 2000):
 
 
 def _n_list(text: str) -> list[int]:
+    lo, hi = limits.LEARN_N_RANGE
     out = []
     for token in text.split(","):
         try:
             value = float(token)
         except ValueError:
-            raise CliError(f"--n must be integers in [1, 10000000], got {token!r}") from None
-        if not (math.isfinite(value) and value == int(value) and 1 <= value <= 10_000_000):
-            raise CliError(f"--n must be integers in [1, 10000000], got {token!r}")
+            raise CliError(f"--n must be integers in [{lo}, {hi}], got {token!r}") from None
+        if not (math.isfinite(value) and value == int(value) and lo <= value <= hi):
+            raise CliError(f"--n must be integers in [{lo}, {hi}], got {token!r}")
         out.append(int(value))
     return out
 
@@ -83,23 +85,29 @@ def register(sub) -> None:
                    help=f"input dimension p in [{DIM_RANGE[0]}, {DIM_RANGE[1]}]")
     p.add_argument("--target", default="1:1,2:1,4:1,7:1", metavar="SPEC",
                    help="k:c,... | harmonic:K | ridge:T | step:T | abs (default 1:1,2:1,4:1,7:1)")
-    p.add_argument("--ridge", type=float_in(0.0, 1e6), default=1e-3, metavar="DELTA",
-                   help="ridge δ in [0, 1e6], not multiplied by n (default 1e-3)")
-    p.add_argument("--noise", type=float_in(0.0, 1e3), default=0.0, metavar="SIGMA",
-                   help="label noise σ in [0, 1000] (default 0)")
-    p.add_argument("--n", required=True, metavar="N1,N2", help="sample sizes, each in [1, 10000000]")
-    p.add_argument("--seeds", type=int_in(1, 1000), default=10, help="Monte-Carlo runs per n in [1, 1000]")
-    p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=0, help="seed (target directions, samples)")
-    p.add_argument("--n-test", type=int_in(10, 100_000), default=2000, help="test points per run")
-    p.add_argument("--kmax", type=int_in(10, 2000), default=1000,
-                   help="highest degree of the spectrum in [10, 2000] (the tail above is analytic)")
+    p.add_argument("--ridge", type=float_in(*limits.RIDGE_RANGE), default=1e-3, metavar="DELTA",
+                   help="ridge δ in [{:g}, {:g}], not multiplied by n (default 1e-3)"
+                   .format(*limits.RIDGE_RANGE))
+    p.add_argument("--noise", type=float_in(*limits.NOISE_RANGE), default=0.0, metavar="SIGMA",
+                   help="label noise σ in [{:g}, {:g}] (default 0)".format(*limits.NOISE_RANGE))
+    p.add_argument("--n", required=True, metavar="N1,N2",
+                   help="sample sizes, each in [{}, {}]".format(*limits.LEARN_N_RANGE))
+    p.add_argument("--seeds", type=int_in(*limits.MC_SEEDS_RANGE), default=10,
+                   help="Monte-Carlo runs per n in [{}, {}]".format(*limits.MC_SEEDS_RANGE))
+    p.add_argument("--seed", type=int_in(*limits.MC_SEED_RANGE), default=0,
+                   help="seed (target directions, samples)")
+    p.add_argument("--n-test", type=int_in(*limits.MC_TEST_RANGE), default=2000,
+                   help="test points per run")
+    p.add_argument("--kmax", type=int_in(*limits.LEARN_KMAX_RANGE), default=1000,
+                   help="highest degree of the spectrum in [{}, {}] (the tail above is analytic)"
+                   .format(*limits.LEARN_KMAX_RANGE))
     p.add_argument("--no-empirical", action="store_true", help="theory only (skip Monte-Carlo)")
     p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV file")
     p.set_defaults(func=run)
 
 
 def kernel_specs(args) -> tuple[list[str], list]:
-    """(names as given, validated KernelSpecs) of ``--kernels`` and the shared kernel options."""
+    """(names as given, KernelSpecs) of ``--kernels`` and the shared kernel options."""
     from ntkviz.core.kernels.dotkernel import KernelSpec
 
     names = [t.strip() for t in args.kernels.split(",")]
@@ -110,7 +118,7 @@ def kernel_specs(args) -> tuple[list[str], list]:
         if name in ARCCOS_KERNELS:
             specs.append(KernelSpec(name))
         else:
-            specs.append(KernelSpec(name, args.depth, args.bias, args.activation, args.normalize).validated())
+            specs.append(KernelSpec(name, args.depth, args.bias, args.activation, args.normalize))
     if len(set(names)) != len(names):
         raise CliError("--kernels: names must be distinct")
     return names, specs

@@ -28,8 +28,23 @@ Scattering transform and Fourier modulus
     ``scattering_transform`` (``S_J``, orders 0-2, Morlet wavelets) with ``ScatteringParams``,
     ``fourier_modulus``; the Gabor probe ``gabor_image`` and the ``dilation`` tau(u) = s u.
 Lazy-training dynamics
-    ``TrainConfig``, ``train`` -> ``TrainResult``, ``train_frames``, ``make_setup``,
-    ``tangent_kernel``.
+    ``TrainConfig`` (with ``frame_steps`` and the ``METRICS`` it records; both light: no
+    numba), ``train`` -> ``TrainResult``, ``train_frames``, ``make_setup``, ``tangent_kernel``.
+Kernel regression on the sphere (``learning/``)
+    ``Target`` (a target function and its Funk–Hecke powers), ``learning_theory``
+    (eigenlearning prediction of the test error), ``krr_trial`` (one Monte-Carlo run),
+    ``rkhs_norm``, ``gp_samples_on_circle``, ``funk_hecke_partial_sums``; the result types
+    and helpers stay in ``ntkviz.core.learning``.
+Array checks
+    ``check_cosines`` (cosines in [-1, 1]), ``validate_image`` / ``validate_images``
+    (finite float64 images of a size the exact kernels accept). Scalars are checked with
+    the one family of ``ntkviz._check`` against the ranges of ``ntkviz.limits``.
+
+Values are valid by construction: ``KernelSpec``, ``Layer``, ``Architecture``,
+``Deformation`` and ``TrainConfig`` check their fields when built and are never checked
+again. Functions that a request calls with arguments it checked once take
+``check_input=False`` (``evaluate_kernel``, ``empirical_kernels``, ``mercer_spectrum``,
+``decay_guides``, ``image_norms``, ``deform_image``, ``stability_sweep``).
 
 The concepts live in one folder each: ``kernels/`` (arc-cosine, deep and activation
 duals, the ``KernelSpec`` front end, finite-width empirical kernels), ``spectra/`` (Mercer
@@ -37,21 +52,15 @@ eigenvalues), ``conv/`` (architectures, the numba engine, pairs and Gram matrice
 ``deformations/`` (deformations, digits and images, probes, the maps compared, stability
 sweeps), ``scattering/`` (the scattering transform and the Fourier modulus), ``training/`` (lazy
 training dynamics) and ``learning/`` (kernel regression on the sphere); ``_validate``
-holds the argument checks they share.
+holds the array checks they share.
 
-Every other name stays reachable from its module (``ntkviz.core.conv.architecture.pooling_matrix``)
-and, for compatibility, as ``ntkviz.core.<name>``, but is not part of the curated API.
-Every numba kernel is ``@njit(nogil=True, cache=True)``; slow NumPy references used by
-the tests live in a private ``_reference`` module in each folder. This package never
-imports PySide6 or pyqtgraph.
+Only the names above resolve here; every other name is reached from its module
+(``ntkviz.core.conv.architecture.pooling_matrix``). Every numba kernel is
+``@njit(nogil=True, cache=True)``; slow NumPy references used by the tests live in a
+private ``_reference`` module in each folder. This package never imports PySide6 or
+pyqtgraph.
 """
 import importlib as _importlib
-
-#: the modules, in dependency order; any name in their ``__all__`` resolves lazily here
-_MODULES = ("_validate", "kernels.arccos", "kernels.deep", "kernels.activations", "kernels.dotkernel",
-            "kernels.empirical", "spectra.harmonics", "spectra.mercer", "conv.architecture", "conv.gram", "deformations.deform",
-            "deformations.digits", "deformations.probes", "deformations.maps", "deformations.stability",
-            "scattering.filters", "scattering.transform", "training.dynamics")
 
 #: the curated public API, by module (in this order in ``__all__``)
 _API_BY_MODULE = {
@@ -77,8 +86,14 @@ _API_BY_MODULE = {
     # scattering transform and Fourier modulus
     "scattering.transform": ("scattering_transform", "ScatteringParams", "fourier_modulus"),
     "deformations.probes": ("gabor_image",),
-    # lazy-training dynamics
-    "training.dynamics": ("TrainConfig", "train", "TrainResult", "train_frames", "make_setup", "tangent_kernel"),
+    # lazy-training dynamics (the parameters from the light module: no numba)
+    "training._train_config": ("TrainConfig", "METRICS", "frame_steps"),
+    "training.dynamics": ("train", "TrainResult", "train_frames", "make_setup", "tangent_kernel"),
+    # kernel regression on the sphere
+    "learning": ("Target", "learning_theory", "krr_trial", "rkhs_norm", "gp_samples_on_circle",
+                 "funk_hecke_partial_sums"),
+    # array checks
+    "_validate": ("check_cosines", "validate_image", "validate_images"),
 }
 #: name -> module
 _API = {name: module for module, names in _API_BY_MODULE.items() for name in names}
@@ -93,13 +108,10 @@ def __getattr__(name: str):
         # a probe such as PySide6's import hook asking for ``__wrapped__``
         # (inspect.unwrap) must not import every core module
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    modules = (_API[name],) if name in _API else _MODULES
-    for module in modules:
-        mod = _importlib.import_module(f"{__name__}.{module}")
-        if name in getattr(mod, "__all__", ()):
-            value = globals()[name] = getattr(mod, name)
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(_importlib.import_module(f"{__name__}.{_API[name]}"), name)
+    return value
 
 
 def __dir__():

@@ -1,57 +1,21 @@
-"""Argument checks shared by the public core functions.
+"""Array checks shared by the public core functions: cosines and images.
 
-Errors are ``ValueError`` whose message names the argument and its allowed
-range, so the CLI and the GUI status bar can show them verbatim.
+The scalar checks (``check_int``, ``check_float``, ``check_bool``, ``check_choice``) are
+the one family of :mod:`ntkviz._check`, with the ranges of :mod:`ntkviz.limits`. Errors
+are ``ValueError`` whose message names the argument and its allowed range, so the CLI and
+the GUI's message bar can show them verbatim. The public names reach callers outside
+the core through the ``ntkviz.core`` face (``from ntkviz.core import validate_image``).
 """
 from __future__ import annotations
 
-import math
-from typing import Iterable
-
 import numpy as np
 
-__all__ = ["check_int", "check_float", "check_choice", "check_cosines", "check_image_values",
-           "validate_image", "validate_images", "MAX_IMAGE_SIDE", "MAX_CHANNELS"]
+from ntkviz.limits import IMAGE_SIDE_RANGE, MAX_CHANNELS
+
+__all__ = ["check_cosines", "check_image_values", "validate_image", "validate_images"]
 
 #: how far outside [-1, 1] a cosine may be and still count as rounding error
 COSINE_SLACK = 1e-12
-#: the largest accepted image side (pixels); the exact kernels cost O((H W)^2)
-MAX_IMAGE_SIDE = 256
-#: the most channels an image may have
-MAX_CHANNELS = 16
-
-
-def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
-    """Return ``value`` as int, or raise ``ValueError`` naming ``name`` and ``[lo, hi]``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, (float, np.floating)) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be {rng}, got {value}")
-    return value
-
-
-def check_float(name: str, value, lo: float = -math.inf, hi: float = math.inf) -> float:
-    """Return ``value`` as a finite float in ``[lo, hi]``, or raise ``ValueError``."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(value) or value < lo or value > hi:
-        raise ValueError(f"{name} must be a finite number in [{lo:g}, {hi:g}], got {value!r}")
-    return value
-
-
-def check_choice(name: str, value: str, choices: Iterable[str]) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise ``ValueError`` listing them."""
-    choices = tuple(choices)
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
-    return value
 
 
 def check_cosines(u, name: str = "u") -> np.ndarray:
@@ -89,8 +53,9 @@ def _check_image_dims(shape, name: str) -> None:
         raise ValueError(f"{name} has shape {tuple(shape)}: read as (H, W, C) its last axis would be "
                          f"{shape[2]} channels, allowed 1..{MAX_CHANNELS}; give one image as (H, W) "
                          "or (H, W, C)")
-    if not (1 <= h <= MAX_IMAGE_SIDE and 1 <= w <= MAX_IMAGE_SIDE):
-        raise ValueError(f"{name} is {w}×{h} pixels (width×height); each side must be 1..{MAX_IMAGE_SIDE}")
+    lo, hi = IMAGE_SIDE_RANGE
+    if not (lo <= h <= hi and lo <= w <= hi):
+        raise ValueError(f"{name} is {w}×{h} pixels (width×height); each side must be {lo}..{hi}")
 
 
 def validate_image(arr, name: str = "image") -> np.ndarray:

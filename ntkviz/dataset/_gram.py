@@ -8,7 +8,9 @@ from typing import Iterator
 
 import numpy as np
 
-from ntkviz.core.conv.architecture import Architecture, architecture_to_dict
+from ntkviz import limits
+from ntkviz._check import check_int
+from ntkviz.core.conv.architecture import Architecture, architecture_to_dict, check_architecture
 from ntkviz.dataset._engine import KINDS, TileEvent, run_tiles
 from ntkviz.dataset._load import images_hash
 from ntkviz.dataset._store import MemoryTarget, StoreMeta, TileGrid, open_store
@@ -18,7 +20,7 @@ __all__ = ["GramRun", "compute_gram", "dask_client", "gram_meta", "CONNECT_TIMEO
 #: seconds to wait for an existing Dask scheduler before giving up
 CONNECT_TIMEOUT_S = 5.0
 #: largest tile side (a tile's two float64 blocks stay well below 100 MiB)
-MAX_TILE = 2048
+MAX_TILE = limits.GRAM_TILE_RANGE[1]
 
 
 def gram_meta(arch: Architecture, mode: str, a: np.ndarray, b: np.ndarray | None, tile: int) -> StoreMeta:
@@ -50,8 +52,7 @@ def engine_fingerprint() -> str:
 
 
 def _check_inputs(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds, tile: int) -> None:
-    if isinstance(tile, bool) or not isinstance(tile, (int, np.integer)) or not 1 <= tile <= MAX_TILE:
-        raise ValueError(f"tile size must be an integer in [1, {MAX_TILE}], got {tile!r}")
+    check_int("tile size", tile, limits.GRAM_TILE_RANGE)
     for kind in kinds:
         if kind not in KINDS:
             raise ValueError(f"kernel must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -85,7 +86,7 @@ class GramRun:
 
     def __init__(self, a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds=("ntk",),
                  tile: int = 256, stores: dict | None = None):
-        arch = arch.validated()
+        arch = check_architecture(arch)
         kinds = tuple(kinds)
         _check_inputs(a, b, arch, kinds, tile)
         self.a, self.b, self.arch, self.kinds, self.tile = a, b, arch, kinds, int(tile)
@@ -165,8 +166,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, proces
         finally:
             client.close()
         return
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
-        raise ValueError(f"--workers must be an integer in [1, 256], got {workers!r}")
+    check_int("--workers", workers, limits.DASK_WORKERS_RANGE)
     import dask.config
 
     # the workers' statistical profiler samples every 10 ms: CPU taken from the kernels

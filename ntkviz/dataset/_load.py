@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ntkviz.core._validate import validate_images
+from ntkviz.core import validate_images
 
 __all__ = ["Dataset", "load_dataset", "read_idx", "images_hash", "IDX_TYPES"]
 

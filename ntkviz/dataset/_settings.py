@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
+from ntkviz._check import check_choice, check_int
 from ntkviz.dataset._names import ALL_KERNELS, DEFORM_FAMILIES, check_amplitude
 
 __all__ = ["ClassifySettings", "BUNDLED_DIGITS"]
@@ -42,40 +43,34 @@ class ClassifySettings:
     seed: int = 0
 
     def __post_init__(self):
-        if self.architecture not in limits.ARCH_PRESETS:
-            raise ValueError(f"architecture must be one of {', '.join(limits.ARCH_PRESETS)}, "
-                             f"got {self.architecture!r}")
+        check_choice("architecture", self.architecture, limits.ARCH_PRESETS)
         kernels = tuple(self.kernels)
         if not kernels or any(k not in ALL_KERNELS for k in kernels) or len(set(kernels)) != len(kernels):
             raise ValueError(f"kernels must be distinct names among {', '.join(ALL_KERNELS)}, got {list(kernels)}")
         if self.architecture == "M4" and "ntk" in kernels:
             raise ValueError("kernels: M4 (exp patch kernel) has no NTK; choose ckn and/or pixels")
-        _int("test_size", self.test_size, 10, 500)
-        top = BUNDLED_DIGITS - self.test_size
+        test_size = check_int("test_size", self.test_size, limits.CLASSIFY_TEST_RANGE)
         sizes = tuple(self.train_sizes)
-        if not 1 <= len(sizes) <= 20:
-            raise ValueError(f"train_sizes must hold 1 to 20 sizes, got {len(sizes)}")
-        for n in sizes:
-            _int("train_sizes", n, 2, top)
+        if not 1 <= len(sizes) <= limits.CLASSIFY_SIZES_COUNT:
+            raise ValueError(f"train_sizes must hold 1 to {limits.CLASSIFY_SIZES_COUNT} sizes, "
+                             f"got {len(sizes)}")
+        sizes = tuple(check_int("train_sizes", n, (2, BUNDLED_DIGITS - test_size)) for n in sizes)
         if self.ridge is not None and (isinstance(self.ridge, bool) or not isinstance(self.ridge, (int, float))
                                        or not (math.isfinite(self.ridge) and 0 < self.ridge <= 1e6)):
             raise ValueError(f"ridge must be in (0, 1e6] or None (cross-validation), got {self.ridge!r}")
         if self.family != "none" and self.family not in DEFORM_FAMILIES:
             raise ValueError(f"family must be none or one of {', '.join(DEFORM_FAMILIES)}, got {self.family!r}")
         amps = tuple(self.amplitudes)
-        if not 1 <= len(amps) <= 20:
-            raise ValueError(f"amplitudes must hold 1 to 20 values, got {len(amps)}")
+        if not 1 <= len(amps) <= limits.CLASSIFY_SIZES_COUNT:
+            raise ValueError(f"amplitudes must hold 1 to {limits.CLASSIFY_SIZES_COUNT} values, "
+                             f"got {len(amps)}")
         for a in amps:
             if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a):
                 raise ValueError(f"amplitudes must be finite numbers, got {a!r}")
             if self.family != "none":
                 check_amplitude(self.family, a)
-        _int("seed", self.seed, *limits.SEED_RANGE)
+        object.__setattr__(self, "seed", check_int("seed", self.seed, limits.SEED_RANGE))
+        object.__setattr__(self, "test_size", test_size)
         object.__setattr__(self, "kernels", kernels)
-        object.__setattr__(self, "train_sizes", tuple(int(n) for n in sizes))
+        object.__setattr__(self, "train_sizes", sizes)
         object.__setattr__(self, "amplitudes", tuple(float(a) for a in amps) if self.family != "none" else (0.0,))
-
-
-def _int(name: str, value, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")

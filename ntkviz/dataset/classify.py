@@ -79,7 +79,7 @@ def _deformation(family: str, amplitude: float, seed: int = 0):
     if family == "infimnist":
         fields["infimnist_seed"] = seed
     try:
-        return Deformation(**fields).validated()
+        return Deformation(**fields)
     except ValueError as exc:
         raise ValueError(f"--deform {family}: {exc}") from None
 

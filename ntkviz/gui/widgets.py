@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
+from ntkviz._text import superscript
 from ntkviz.gui.export import is_transient, mark_transient
 
 __all__ = ["LabeledSlider", "Readout", "JobControls", "form_group", "int_spin", "line_edit", "combo", "make_plot", "CurveHover", "DecadeLogAxis", "PALETTE", "pen",
@@ -392,12 +393,9 @@ class DecadeLogAxis(pg.AxisItem):
         return strings
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
 def power_of_ten(exponent: int) -> str:
     """``10ⁿ`` with a Unicode superscript exponent (``10⁻⁵``, ``10⁰``, ``10¹²``)."""
-    return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+    return "10" + superscript(int(exponent))
 
 
 def log_tick_strings(exponents) -> list[str]:

@@ -6,40 +6,72 @@ naming the argument, what is wrong and the allowed range), so the numba kernels
 stay lean. Calling a request returns an immutable response; long jobs also offer
 ``iterate()``, a generator of :class:`Progress` items that can be stopped between
 items and that returns the response (the protocol: :class:`Request`,
-:class:`LongRequest`, in ``_run``). Modules: ``_curves`` (kernel curves, spectra), ``_deform``
-(deformation editor, stability sweep), ``_stability_sets`` (one digit against sets of
-digits, the paper's Fig. 1), ``_training`` (lazy training), ``_lazy_sweep``
-(lazy ↔ rich sweeps over α and the width),
-``_classify`` (kernel-ridge classification of digits), ``_learning`` (kernel
-regression on the sphere), ``_tables`` (CSV tables of responses).
+:class:`LongRequest`).
 
-Names are imported on first use (PEP 562): ``from ntkviz.jobs import
-SpectrumRequest`` loads only the module that defines it, which keeps the app's
-start-up and ``ntkviz --help`` short.
+The public API is the short list in ``__all__`` (loaded lazily, PEP 562):
+
+The protocol
+    ``Progress`` (one step of a long request), ``Request``, ``LongRequest`` (``typing``
+    protocols) and ``run_to_end`` (run a request's ``iterate()`` to its response).
+Kernel curves and Mercer spectra (the panels)
+    ``KernelCurveRequest`` -> ``KernelCurveResponse``, ``SpectrumRequest`` ->
+    ``SpectrumResponse``.
+Tables of the command line (``ntkviz kernel``, ``ntkviz spectrum``)
+    ``KernelTableRequest`` -> ``KernelTable``, ``SpectrumTableRequest`` -> ``SpectrumTable``.
+Deformations and stability
+    ``DeformRequest`` -> ``DeformResponse``, ``ContextRequest`` -> ``ContextResult``,
+    ``StabilityRequest`` (-> the core's ``SweepResult``); the editor's tables
+    ``CONTEXT_CATEGORIES``, ``context_table``, ``deform_csv_table``;
+    ``StabilitySetsRequest`` -> ``SetsResult`` (one digit against four sets, Fig. 1).
+Lazy training
+    ``TrainRequest`` -> ``TrainResponse``; ``LazySweepRequest`` -> ``LazySweepResponse``
+    (sweeps over the output scale α and the width).
+Classification of digits
+    ``ClassifyRequest`` -> ``ClassifyResponse``.
+Kernel regression on the sphere
+    ``LearningTheoryRequest`` -> ``LearningTheoryResponse``, ``LearningMonteCarloRequest``
+    -> ``LearningMonteCarloResponse``, ``GeneralisationRequest`` -> ``GeneralisationResponse``.
+
+Modules: ``_run`` (the protocol), ``_curves`` (kernel curves, spectra), ``_tables`` (the
+CLI's tables), ``_deform`` (deformation editor, stability sweep), ``_stability_sets`` (the
+sets of Fig. 1), ``_training`` (lazy training), ``_lazy_sweep`` (lazy ↔ rich sweeps),
+``_classify`` (kernel-ridge classification of digits), ``_learning`` (kernel regression
+on the sphere). Their other names (progress items, sub-requests, helpers) are reached
+from the module. Importing this package loads none of them: ``from ntkviz.jobs import
+SpectrumRequest`` loads only the module that defines it, which keeps the app's start-up
+and ``ntkviz --help`` short.
 """
 import importlib as _importlib
 
-#: the job modules; their ``__all__`` make up this package's API
-_MODULES = ("_run", "_tables", "_curves", "_deform", "_stability_sets", "_training", "_lazy_sweep",
-            "_classify", "_learning")
+#: the curated public API, by module (in this order in ``__all__``)
+_API_BY_MODULE = {
+    "_run": ("Progress", "Request", "LongRequest", "run_to_end"),
+    "_curves": ("KernelCurveRequest", "KernelCurveResponse", "SpectrumRequest", "SpectrumResponse"),
+    "_tables": ("KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable"),
+    "_deform": ("DeformRequest", "DeformResponse", "ContextRequest", "ContextResult",
+                "StabilityRequest", "CONTEXT_CATEGORIES", "context_table", "deform_csv_table"),
+    "_stability_sets": ("StabilitySetsRequest", "SetsResult"),
+    "_training": ("TrainRequest", "TrainResponse"),
+    "_lazy_sweep": ("LazySweepRequest", "LazySweepResponse"),
+    "_classify": ("ClassifyRequest", "ClassifyResponse"),
+    "_learning": ("LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
+                  "LearningMonteCarloResponse", "GeneralisationRequest", "GeneralisationResponse"),
+}
+#: name -> module
+_API = {name: module for module, names in _API_BY_MODULE.items() for name in names}
+
+__all__ = list(_API)
 
 
 def __getattr__(name: str):
-    if name.startswith("__") and name != "__all__":
-        # a probe such as PySide6's import hook asking for ``__wrapped__``
-        # (inspect.unwrap) must not import every job module
+    """Import a name on first use (PEP 562)."""
+    if name not in _API:
+        # also a probe such as PySide6's import hook asking for ``__wrapped__``
+        # (inspect.unwrap): it must not import every job module
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "__all__":
-        names = [n for m in _MODULES for n in _importlib.import_module(f"{__name__}.{m}").__all__]
-        globals()["__all__"] = names
-        return names
-    for module in _MODULES:
-        mod = _importlib.import_module(f"{__name__}.{module}")
-        if name in mod.__all__:
-            value = globals()[name] = getattr(mod, name)
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(_importlib.import_module(f"{__name__}.{_API[name]}"), name)
+    return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__getattr__("__all__")))
+    return sorted(set(globals()) | set(__all__))

@@ -19,7 +19,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ntkviz.core._validate import check_float, check_int
+from ntkviz import limits
+from ntkviz._check import check_float, check_int
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = [
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 #: at most this many kernels overlaid in one request
-MAX_CURVES = 8
+MAX_CURVES = limits.MAX_CURVES
 #: cost cap of the finite-width overlay, width · n_samples · (L − 1): about 2.5 s on a
 #: 2-core laptop at 41 points, so a slider move never queues minutes of work
 OVERLAY_BUDGET = 1 << 18
@@ -40,7 +41,7 @@ LIPSCHITZ_GUIDE = ("2ε  (Lipschitz)", 2.0, 1.0)
 
 
 def _specs(specs) -> tuple:
-    """Validate a non-empty sequence of ``KernelSpec`` (returned validated, as a tuple)."""
+    """A non-empty tuple of ``KernelSpec`` (each valid by construction: not checked again)."""
     from ntkviz.core import KernelSpec
 
     if isinstance(specs, KernelSpec):
@@ -55,7 +56,7 @@ def _specs(specs) -> tuple:
     for i, s in enumerate(specs):
         if not isinstance(s, KernelSpec):
             raise ValueError(f"specs[{i}] must be a KernelSpec, got {type(s).__name__}")
-        out.append(s.validated())
+        out.append(s)
     return tuple(out)
 
 
@@ -196,17 +197,18 @@ class KernelCurveRequest:
     def __post_init__(self):
         set_ = object.__setattr__
         set_(self, "specs", _specs(self.specs))
-        set_(self, "n_points", check_int("n_points", self.n_points, 3, 20001))
+        set_(self, "n_points", check_int("n_points", self.n_points, limits.CURVE_POINTS_RANGE))
         set_(self, "derivative", bool(self.derivative))
         set_(self, "near_one", bool(self.near_one))
-        set_(self, "eps_min", check_float("eps_min", self.eps_min, 1e-15, 0.1))
-        set_(self, "n_near", check_int("n_near", self.n_near, 2, 20001))
+        set_(self, "eps_min", check_float("eps_min", self.eps_min, limits.NEAR_ONE_EPS_RANGE))
+        set_(self, "n_near", check_int("n_near", self.n_near, limits.NEAR_ONE_POINTS_RANGE))
         if self.width is not None:
-            set_(self, "width", check_int("width", self.width, 1, 65536))
+            set_(self, "width", check_int("width", self.width, limits.NET_WIDTH_RANGE))
             self.overlay_spec()  # raises if no curve can be compared
-        set_(self, "seed", check_int("seed", self.seed, 0, 2**32 - 1))
-        set_(self, "n_samples", check_int("n_samples", self.n_samples, 1, 64))
-        set_(self, "n_overlay_points", check_int("n_overlay_points", self.n_overlay_points, 3, 401))
+        set_(self, "seed", check_int("seed", self.seed, limits.SEED_RANGE))
+        set_(self, "n_samples", check_int("n_samples", self.n_samples, limits.NET_SAMPLES_RANGE))
+        set_(self, "n_overlay_points", check_int("n_overlay_points", self.n_overlay_points,
+                                                 limits.OVERLAY_POINTS_RANGE))
         if self.width is not None:
             depth = self.overlay_spec().depth
             cost = self.width * self.n_samples * (depth - 1) * (self.n_overlay_points / 41) ** 2
@@ -225,46 +227,45 @@ class KernelCurveRequest:
                          "among the kernels")
 
     def __call__(self) -> KernelCurveResponse:
-        from ntkviz.core.kernels.dotkernel import _evaluate_kernel, _kernel_at_one
+        from ntkviz.core import evaluate_kernel, kernel_at_one
 
         u = _readonly(np.linspace(-1.0, 1.0, self.n_points))
         curves = []
-        for s in self.specs:  # validated in __post_init__: the unchecked core functions
-            value, deriv = _evaluate_kernel(s, u)
+        for s in self.specs:  # the grid is made here: its check is skipped
+            value, deriv = evaluate_kernel(s, u, check_input=False)
             curves.append(KernelCurve(
                 label=s.label, spec=s, value=_readonly(value),
                 derivative=_readonly(deriv) if self.derivative else None,
-                value_at_one=_kernel_at_one(s)))
+                value_at_one=kernel_at_one(s)))
         near = self._near_one(curves) if self.near_one else None
         emp = self._empirical() if self.width is not None else None
         return KernelCurveResponse(self, u, tuple(curves), near, emp)
 
     def _near_one(self, curves) -> NearOneCurves:
-        from ntkviz.core.kernels.dotkernel import _evaluate_kernel
+        from ntkviz.core import evaluate_kernel
 
         u = 1.0 - np.logspace(np.log10(self.eps_min), 0.0, self.n_near)
         eps = 1.0 - u  # exact (Sterbenz): the ε actually evaluated
         gaps = []
         for c in curves:
-            value, _ = _evaluate_kernel(c.spec, u)
+            value, _ = evaluate_kernel(c.spec, u, check_input=False)
             gaps.append(_readonly(2.0 * c.value_at_one - 2.0 * np.asarray(value)))
         guides = tuple((lab, C, e, _readonly(C * eps ** e)) for lab, C, e in
                        (HOLDER_GUIDE, LIPSCHITZ_GUIDE))
         return NearOneCurves(_readonly(eps), tuple(gaps), guides)
 
     def _empirical(self) -> EmpiricalOverlay:
-        from ntkviz.core.kernels.dotkernel import _evaluate_kernel, _kernel_at_one
-        from ntkviz.core.kernels.empirical import _empirical_kernels
+        from ntkviz.core import empirical_kernels, evaluate_kernel, kernel_at_one
 
         spec = self.overlay_spec()
         u = np.linspace(-1.0, 1.0, self.n_overlay_points)
-        emp = _empirical_kernels(u, self.width, spec.depth, self.seed, self.n_samples,
-                                 spec.activation, spec.bias, "pairwise")
+        emp = empirical_kernels(u, self.width, spec.depth, self.seed, self.n_samples,
+                                activation=spec.activation, bias=spec.bias, check_input=False)
         samples = np.atleast_2d(np.asarray(emp.ntk if spec.name == "ntk" else emp.nngp,
                                            dtype=np.float64))
         if spec.normalize:
-            samples = samples / _kernel_at_one(replace(spec, normalize=False))
-        limit, _ = _evaluate_kernel(spec, u)
+            samples = samples / kernel_at_one(replace(spec, normalize=False))
+        limit, _ = evaluate_kernel(spec, u, check_input=False)
         return EmpiricalOverlay(
             label=f"empirical {spec.name.upper()} m={self.width}", kind=spec.name,
             u=_readonly(u), samples=_readonly(samples), mean=_readonly(samples.mean(axis=0)),
@@ -453,9 +454,9 @@ class SpectrumRequest:
     def __post_init__(self):
         set_ = object.__setattr__
         set_(self, "specs", _specs(self.specs))
-        set_(self, "dim", check_int("dim", self.dim, 2, 1000))
-        set_(self, "kmax", check_int("kmax", self.kmax, 1, 2000))
-        set_(self, "rel_tol", check_float("rel_tol", self.rel_tol, 0.0, 1.0))
+        set_(self, "dim", check_int("dim", self.dim, limits.DIM_RANGE))
+        set_(self, "kmax", check_int("kmax", self.kmax, limits.SPECTRUM_KMAX_RANGE))
+        set_(self, "rel_tol", check_float("rel_tol", self.rel_tol, (0.0, 1.0)))
 
     def __call__(self) -> SpectrumResponse:
         return run_to_end(self.iterate())
@@ -466,23 +467,23 @@ class SpectrumRequest:
         response. A kernel whose expansions are new (depth, bias or activation changed)
         can take a second or two (49 Hermite-series layers); a new ``dim`` or ``kmax``
         reuses them."""
-        from ntkviz.core.spectra.mercer import _mercer_spectrum
+        from ntkviz.core import mercer_spectrum
 
         series = []
-        for i, s in enumerate(self.specs):  # validated in __post_init__: the unchecked route
-            series.append(self._series(_mercer_spectrum(s, self.dim, self.kmax), s))
+        for i, s in enumerate(self.specs):  # dim and kmax checked in __post_init__
+            series.append(self._series(mercer_spectrum(s, self.dim, self.kmax, check_input=False), s))
             if i + 1 < len(self.specs):
                 yield Progress((i + 1) / len(self.specs), f"{s.label} done")
         return self._response(series)
 
     def _response(self, series) -> SpectrumResponse:
-        from ntkviz.core.spectra.mercer import _decay_guides
+        from ntkviz.core import decay_guides
 
         kg = np.arange(1, self.kmax + 1, dtype=np.float64)
         log10_n = series[0].log10_multiplicity[1:]
         guides, seen = [], set()
         for index, s in enumerate(self.specs):
-            for label, C, exponent in _decay_guides(s, self.dim):
+            for label, C, exponent in decay_guides(s, self.dim, check_input=False):
                 if (label, C, exponent) in seen:
                     continue
                 seen.add((label, C, exponent))

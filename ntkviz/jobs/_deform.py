@@ -35,37 +35,24 @@ from typing import ClassVar, Generator
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice, check_float, check_int, validate_image
-from ntkviz.core.conv.architecture import Architecture
-from ntkviz.core.conv.gram import _image_norms, _rel_distances
+from ntkviz import limits
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.core import validate_image
+from ntkviz.core.conv.architecture import Architecture, check_architecture
+from ntkviz.core.conv.gram import image_norms, rel_distances
 from ntkviz.core.deformations import deform as core_deform
-from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits, prepare_user_image
+from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
+from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits
 from ntkviz.core.deformations.maps import DEFAULT_MAPS, check_maps
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = [
-    "NTK_RESOLUTION", "CKN_RESOLUTION", "DIGIT_SIZE",
     "DeformRequest", "DeformResponse",
     "ContextRequest", "ContextResult",
-    "StabilityRequest", "prepare_user_image",
+    "StabilityRequest",
     "CONTEXT_CATEGORIES", "context_table", "deform_csv_table",
 ]
 
-#: NTK relative distances below this are rounding noise (sum patch normalisation).
-NTK_RESOLUTION = 1e-4
-#: CKN relative distances below this are treated as rounding noise. kappa_1 has
-#: slope 1 at c = 1, so the CKN kernels are accurate to ~1e-16 relative and the
-#: cancellation in d^2 = (k_xx + k_yy - 2 k_xy) / k_xx leaves a noise floor of
-#: d ~ 2e-8 (measured on MNIST digits with M1: d is proportional to a tiny
-#: translation down to ~1e-7); at d = 1e-7 the noise is ~1 % of the value.
-CKN_RESOLUTION = 1e-7
-
-
-def _validated_architecture(arch) -> Architecture:
-    """``arch.validated()``, the one check of a request's architecture."""
-    if not isinstance(arch, Architecture):
-        raise ValueError(f"architecture must be an Architecture, got {type(arch).__name__}")
-    return arch.validated()
 
 
 def _readonly(arr) -> np.ndarray:
@@ -106,8 +93,8 @@ class DeformResponse:
     pixel_distance : float
         ``||L_tau x - x|| / ||x||``.
     ckn_below_resolution, ntk_below_resolution : bool
-        The images differ but the distance is under :data:`CKN_RESOLUTION` /
-        :data:`NTK_RESOLUTION` (possibly exactly 0 after clamping a squared
+        The images differ but the distance is under ``limits.CKN_RESOLUTION`` /
+        ``limits.NTK_RESOLUTION`` (possibly exactly 0 after clamping a squared
         distance that cancelled): rounding noise, not data.
     identical : bool
         ``L_tau x == x`` exactly; every distance is then exactly 0.
@@ -158,7 +145,7 @@ class DeformRequest:
     iterated: ClassVar[bool] = False
 
     image: np.ndarray
-    deformation: core_deform.Deformation
+    deformation: Deformation
     architecture: Architecture
     label: int | None = None
     reference_norms: object = field(default=None, repr=False)
@@ -166,35 +153,35 @@ class DeformRequest:
     def __post_init__(self):
         object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
         if self.label is not None:
-            object.__setattr__(self, "label", check_int("label", self.label, 0, 9))
-        if not isinstance(self.deformation, core_deform.Deformation):
+            object.__setattr__(self, "label", check_int("label", self.label, limits.DIGIT_LABEL_RANGE))
+        if not isinstance(self.deformation, Deformation):
             raise ValueError(f"deformation must be a Deformation, got {type(self.deformation).__name__}")
-        object.__setattr__(self, "deformation", self.deformation.validated())
-        object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
+        check_architecture(self.architecture, "architecture")
 
     def __call__(self) -> DeformResponse:
         x = self.image
         arch = self.architecture
-        # image, deformation and architecture were validated in __post_init__: unchecked core calls
-        ref = self.reference_norms if self.reference_norms is not None else _image_norms(x, arch)
-        deformed, tau = core_deform._deform_image(x, self.deformation)
+        # the image was checked in __post_init__, the deformed one is made from it: no re-check
+        ref = (self.reference_norms if self.reference_norms is not None
+               else image_norms(x, arch, check_input=False))
+        deformed, tau = deform_image(x, self.deformation, check_input=False)
         deformed = np.ascontiguousarray(deformed, dtype=np.float64)
         identical = bool(np.array_equal(deformed, x))
         if identical:
             ckn, ntk = 0.0, (0.0 if arch.supports_ntk else float("nan"))
         else:
-            ckn, ntk = _rel_distances(ref, _image_norms(deformed, arch), arch)
+            ckn, ntk = rel_distances(ref, image_norms(deformed, arch, check_input=False), arch)
         # rounding noise: tiny values, or a squared distance that cancelled to <= 0
         # (clamped to exactly 0) although the images differ
-        ckn_low = not identical and ckn < CKN_RESOLUTION
-        ntk_low = not identical and bool(np.isfinite(ntk)) and ntk < NTK_RESOLUTION
+        ckn_low = not identical and ckn < limits.CKN_RESOLUTION
+        ntk_low = not identical and bool(np.isfinite(ntk)) and ntk < limits.NTK_RESOLUTION
         ratio = float("nan")
         if not (ckn_low or ntk_low) and ckn > 0 and np.isfinite(ntk):
             ratio = ntk / ckn
         return DeformResponse(
             original=x, deformed=deformed, difference=deformed - x, tau=np.asarray(tau),
-            tau_sup=float(core_deform.tau_sup_norm(tau)),
-            jacobian_sup=float(core_deform.jacobian_sup_norm(tau)),
+            tau_sup=float(tau_sup_norm(tau)),
+            jacobian_sup=float(jacobian_sup_norm(tau)),
             ckn_distance=float(ckn), ntk_distance=float(ntk), ratio=float(ratio),
             pixel_distance=_pixel_distance(x, deformed),
             ckn_below_resolution=bool(ckn_low), ntk_below_resolution=bool(ntk_low),
@@ -328,9 +315,10 @@ class ContextRequest:
     def __post_init__(self):
         object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
         if self.label is not None:
-            object.__setattr__(self, "label", check_int("label", self.label, 0, 9))
-        object.__setattr__(self, "per_class", check_int("per_class", self.per_class, 1, 500))
-        object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
+            object.__setattr__(self, "label", check_int("label", self.label, limits.DIGIT_LABEL_RANGE))
+        object.__setattr__(self, "per_class", check_int("per_class", self.per_class,
+                                                        limits.REFERENCES_RANGE))
+        check_architecture(self.architecture, "architecture")
 
     @property
     def cache_key(self) -> tuple:
@@ -380,11 +368,12 @@ class ContextRequest:
         n = len(refs)
         steps = 2 * n + 1
         done = 0
-        norms_x = self.reference_norms if self.reference_norms is not None else _image_norms(x, arch)
+        norms_x = (self.reference_norms if self.reference_norms is not None
+                   else image_norms(x, arch, check_input=False))
         done += 1
         ref_norms = []
         for i in range(n):  # core's norm cache keeps them (also across a cancelled run)
-            ref_norms.append(_image_norms(refs[i], arch))
+            ref_norms.append(image_norms(refs[i], arch, check_input=False))  # bundled digits
             done += 1
             if i % 10 == 9:
                 yield Progress(done / steps, "reference norms")
@@ -393,7 +382,7 @@ class ContextRequest:
         for i in range(n):
             if np.array_equal(refs[i], x):
                 continue  # the digit itself
-            dist["ckn"][i], dist["ntk"][i] = _rel_distances(norms_x, ref_norms[i], arch)
+            dist["ckn"][i], dist["ntk"][i] = rel_distances(norms_x, ref_norms[i], arch)
             dist["pixel"][i] = _pixel_distance(x, refs[i])
             done += 1
             if i % 10 == 9:
@@ -491,14 +480,12 @@ class StabilityRequest:
     scattering: object = None
 
     def __post_init__(self):
-        from ntkviz.core.deformations.stability import SWEEP_FAMILIES
-
-        check_choice("family", self.family, SWEEP_FAMILIES)
+        check_choice("family", self.family, limits.SWEEP_FAMILIES)
         n_digits = len(load_digits()[1])
-        digits = tuple(check_int("digits", d, 0, n_digits - 1) for d in self.digits)
-        # the sweep's own ranges (amplitudes <= 1e3, seeds <= 2^31): it is not checked again
-        amps = tuple(check_float("amplitudes", a, 0.0, 1e3) for a in self.amplitudes)
-        seeds = tuple(check_int("seeds", s, 0, 2**31) for s in self.seeds)
+        digits = tuple(check_int("digits", d, (0, n_digits - 1)) for d in self.digits)
+        # the sweep's own ranges: it is not checked again
+        amps = tuple(check_float("amplitudes", a, limits.AMPLITUDE_RANGE) for a in self.amplitudes)
+        seeds = tuple(check_int("seeds", s, limits.SEED_RANGE) for s in self.seeds)
         for name, val in (("digits", digits), ("amplitudes", amps), ("seeds", seeds)):
             if not val:
                 raise ValueError(f"{name} must not be empty")
@@ -523,8 +510,9 @@ class StabilityRequest:
         object.__setattr__(self, "amplitudes", tuple(sorted(amps)))
         object.__setattr__(self, "seeds", seeds)
         object.__setattr__(self, "reference_per_class",
-                           check_int("reference_per_class", self.reference_per_class, 1, 500))
-        object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
+                           check_int("reference_per_class", self.reference_per_class,
+                                     limits.REFERENCES_RANGE))
+        check_architecture(self.architecture, "architecture")
 
     def images(self) -> tuple[np.ndarray, np.ndarray]:
         images, labels = load_digits()
@@ -538,17 +526,18 @@ class StabilityRequest:
     def iterate(self):
         """Progress after each amplitude (cancellable between them), the partial
         ``SweepResult`` in each; returns the final one."""
-        from ntkviz.core.deformations.stability import _stability_sweep
+        from ntkviz.core.deformations.stability import stability_sweep
 
         images, labels = self.images()
         refs, ref_labels = _reference_digits(self.reference_per_class)
-        self.architecture._layer_sizes(images.shape[1], images.shape[2])  # the model fits the digits
-        # every argument was checked in __post_init__ (bundled digits, validated architecture)
-        sweep = _stability_sweep(np.ascontiguousarray(images[..., None]), np.asarray(labels),
-                                 self.architecture, self.family,
-                                 np.asarray(self.amplitudes, dtype=np.float64), list(self.seeds),
-                                 np.ascontiguousarray(refs[..., None], dtype=np.float64),
-                                 np.asarray(ref_labels).ravel(), 3, self.maps, self.scattering)
+        self.architecture.layer_sizes(images.shape[1], images.shape[2])  # the model fits the digits
+        # every argument was checked in __post_init__ (bundled digits, an Architecture)
+        sweep = stability_sweep(np.ascontiguousarray(images[..., None]), np.asarray(labels),
+                                self.architecture, self.family,
+                                np.asarray(self.amplitudes, dtype=np.float64), list(self.seeds),
+                                np.ascontiguousarray(refs[..., None], dtype=np.float64),
+                                np.asarray(ref_labels).ravel(), 3, self.maps, self.scattering,
+                                check_input=False)
         result = None
         for item in sweep:
             result = item.result

@@ -13,61 +13,53 @@ from dataclasses import dataclass
 from typing import ClassVar, Generator
 
 import numpy as np
+
+from ntkviz import limits
+from ntkviz._check import check_float, check_int
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
            "LearningMonteCarloResponse", "GpSamplesRequest", "GpSamplesResponse",
            "PartialSumsRequest", "PartialSumsResponse", "GeneralisationRequest",
-           "GeneralisationResponse", "LEARNING_LIMITS", "FIT_MAX_N"]
-
-#: allowed ranges (inclusive)
-LEARNING_LIMITS = {
-    "dim": (2, 1000), "kmax": (10, 2000), "n": (1, 10_000_000), "mc_n": (1, 20_000),
-    "seeds": (1, 1000), "n_test": (10, 100_000), "ridge": (0.0, 1e6), "noise": (0.0, 1e3),
-}
+           "GeneralisationResponse", "FIT_MAX_N"]
 
 
-def _check_range(name, value, key=None):
-    lo, hi = LEARNING_LIMITS[key or name]
-    if isinstance(value, float) and math.isnan(value):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got nan")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {value:g}")
+def _kernel_specs(kernels, why: str) -> tuple:
+    """``kernels`` as a non-empty tuple of ``KernelSpec`` (valid by construction) whose κ(1)
+    is finite (``why``: what an infinite κ(1) makes undefined)."""
+    from ntkviz.core import KernelSpec, kernel_at_one
 
-
-def _check_common(req, n_key="n"):
-    from ntkviz.core.kernels.dotkernel import KernelSpec, kernel_at_one
-    from ntkviz.core.learning import Target
-
-    if not req.kernels:
+    specs = tuple(kernels)
+    if not specs:
         raise ValueError("kernels must name at least one kernel")
-    specs = []
-    for spec in req.kernels:
+    for spec in specs:
         if not isinstance(spec, KernelSpec):
             raise ValueError(f"kernels must be KernelSpec values, got {type(spec).__name__}")
-        spec = spec.validated()
         if not math.isfinite(kernel_at_one(spec)):
-            raise ValueError(f"kernel {spec.label} has κ(1) = inf (step-activation NTK): "
-                             "kernel regression is undefined")
-        specs.append(spec)
-    object.__setattr__(req, "kernels", tuple(specs))
+            raise ValueError(f"kernel {spec.label} has κ(1) = inf{why}")
+    return specs
+
+
+def _check_common(req, n_range=limits.LEARN_N_RANGE):
+    from ntkviz.core.learning import Target
+
+    specs = _kernel_specs(req.kernels, " (step-activation NTK): kernel regression is undefined")
+    object.__setattr__(req, "kernels", specs)
     labels = tuple(req.labels) if req.labels else tuple(s.label for s in specs)
     if len(labels) != len(specs):
         raise ValueError(f"labels must have one entry per kernel ({len(specs)}), got {len(labels)}")
     object.__setattr__(req, "labels", labels)
     if not isinstance(req.target, Target):
         raise ValueError(f"target must be a Target, got {type(req.target).__name__}")
-    _check_range("dim", req.dim)
-    _check_range("kmax", req.kmax)
+    object.__setattr__(req, "dim", check_int("dim", req.dim, limits.DIM_RANGE))
+    object.__setattr__(req, "kmax", check_int("kmax", req.kmax, limits.LEARN_KMAX_RANGE))
     if req.target.max_degree > req.kmax:
         raise ValueError(f"target degree must be in [0, kmax = {req.kmax}], got {req.target.max_degree}")
-    _check_range("ridge", float(req.ridge))
-    _check_range("noise", float(req.noise))
-    ns = tuple(int(n) for n in req.n_values)
+    object.__setattr__(req, "ridge", check_float("ridge", req.ridge, limits.RIDGE_RANGE))
+    object.__setattr__(req, "noise", check_float("noise", req.noise, limits.NOISE_RANGE))
+    ns = tuple(check_int("n", n, n_range) for n in req.n_values)
     if not ns:
         raise ValueError("n must list at least one sample size")
-    for n in ns:
-        _check_range("n", n, n_key)
     object.__setattr__(req, "n_values", ns)
     if float(req.ridge) == 0.0 and req.dim == 2 and any(s.name == "ntk" and s.activation == "step"
                                                          for s in specs):
@@ -75,11 +67,10 @@ def _check_common(req, n_key="n"):
 
 
 def _projection_and_spectra(req):
-    from ntkviz.core.kernels.dotkernel import kernel_at_one
-    from ntkviz.core.spectra.mercer import mercer_spectrum
+    from ntkviz.core import kernel_at_one, mercer_spectrum
 
     projection = req.target.projection(req.dim, req.kmax)
-    spectra = [mercer_spectrum(s, req.dim, req.kmax) for s in req.kernels]
+    spectra = [mercer_spectrum(s, req.dim, req.kmax, check_input=False) for s in req.kernels]
     return projection, spectra, [kernel_at_one(s) for s in req.kernels]
 
 
@@ -150,7 +141,7 @@ class LearningTheoryRequest(_LearningSetup):
         _check_common(self)
 
     def __call__(self) -> LearningTheoryResponse:
-        from ntkviz.core.learning import learning_theory, rkhs_norm
+        from ntkviz.core import learning_theory, rkhs_norm
 
         projection, spectra, at_one = _projection_and_spectra(self)
         theories = tuple(learning_theory(sp, a1, projection.power, projection.tail_power,
@@ -247,22 +238,17 @@ class LearningMonteCarloRequest(_LearningSetup):
     n_test: int = 2000
 
     def __post_init__(self):
-        if any(int(n) > LEARNING_LIMITS["mc_n"][1] for n in self.n_values):
-            raise ValueError(f"n must be <= {LEARNING_LIMITS['mc_n'][1]} for Monte-Carlo "
-                             f"(an n x n solve above that takes minutes), got {max(self.n_values)}")
-        _check_common(self, "mc_n")
-        _check_range("seeds", int(self.seeds))
-        _check_range("n_test", int(self.n_test))
-        if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+        _check_common(self, limits.MC_N_RANGE)  # an n x n solve above 20000 takes minutes
+        object.__setattr__(self, "seeds", check_int("seeds", self.seeds, limits.MC_SEEDS_RANGE))
+        object.__setattr__(self, "n_test", check_int("n_test", self.n_test, limits.MC_TEST_RANGE))
+        object.__setattr__(self, "seed", check_int("seed", self.seed, limits.MC_SEED_RANGE))
 
     heavy: ClassVar[bool] = True
     iterated: ClassVar[bool] = True
 
     def iterate(self) -> Generator[Progress, None, "LearningMonteCarloResponse"]:
         """A progress item per finished trial; returns the response."""
-        from ntkviz.core.learning import krr_trial
-        from ntkviz.core.spectra.mercer import mercer_spectrum
+        from ntkviz.core import krr_trial, mercer_spectrum
 
         projection = self.target.projection(self.dim, self.kmax)
         directions = self.target.directions(self.dim, self.seed)
@@ -279,7 +265,7 @@ class LearningMonteCarloRequest(_LearningSetup):
         pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ntkviz-krr")
         try:
             for i, (spec, label) in enumerate(zip(self.kernels, self.labels)):
-                mu = mercer_spectrum(spec, self.dim, min(self.kmax, 200)).mu
+                mu = mercer_spectrum(spec, self.dim, min(self.kmax, 200), check_input=False).mu
                 degs, frac = None, None
                 for j, n in enumerate(self.n_values):
                     futures = {pool.submit(krr_trial, spec, self.target, directions, projection, mu, n,
@@ -333,23 +319,15 @@ class GpSamplesRequest:
     seed: int = 0
 
     def __post_init__(self):
-        from ntkviz.core.kernels.dotkernel import kernel_at_one
-
-        specs = tuple(s.validated() for s in self.kernels)
-        if not specs:
-            raise ValueError("kernels must name at least one kernel")
-        for s in specs:
-            if not math.isfinite(kernel_at_one(s)):
-                raise ValueError(f"kernel {s.label} has κ(1) = inf: no GP prior")
+        specs = _kernel_specs(self.kernels, ": no GP prior")
         object.__setattr__(self, "kernels", specs)
         object.__setattr__(self, "labels", tuple(self.labels) or tuple(s.label for s in specs))
-        if not 1 <= int(self.count) <= 50:
-            raise ValueError(f"count must be in [1, 50], got {self.count}")
-        if not 16 <= int(self.points) <= 8192:
-            raise ValueError(f"points must be in [16, 8192], got {self.points}")
+        object.__setattr__(self, "count", check_int("count", self.count, limits.GP_COUNT_RANGE))
+        object.__setattr__(self, "points", check_int("points", self.points, limits.GP_POINTS_RANGE))
+        object.__setattr__(self, "seed", check_int("seed", self.seed, limits.MC_SEED_RANGE))
 
     def __call__(self) -> GpSamplesResponse:
-        from ntkviz.core.learning import gp_samples_on_circle
+        from ntkviz.core import gp_samples_on_circle
 
         out = [gp_samples_on_circle(s, self.count, self.points, self.seed + i)
                for i, s in enumerate(self.kernels)]
@@ -386,25 +364,27 @@ class PartialSumsRequest:
     label: str = ""
 
     def __post_init__(self):
-        object.__setattr__(self, "kernel", self.kernel.validated())
-        _check_range("dim", self.dim)
-        degs = tuple(int(k) for k in self.degrees)
-        if not degs or min(degs) < 0 or max(degs) > 2000:
-            raise ValueError(f"degrees must be in [0, 2000], got {degs}")
+        from ntkviz.core import KernelSpec
+
+        if not isinstance(self.kernel, KernelSpec):  # valid by construction
+            raise ValueError(f"kernel must be a KernelSpec, got {type(self.kernel).__name__}")
+        object.__setattr__(self, "dim", check_int("dim", self.dim, limits.DIM_RANGE))
+        degs = tuple(check_int("degrees", k, limits.PARTIAL_SUM_DEGREE_RANGE) for k in self.degrees)
+        if not degs:
+            raise ValueError("degrees must list at least one degree")
         object.__setattr__(self, "degrees", degs)
-        if not 3 <= int(self.points) <= 20001:
-            raise ValueError(f"points must be in [3, 20001], got {self.points}")
+        object.__setattr__(self, "points", check_int("points", self.points,
+                                                     limits.PARTIAL_SUM_POINTS_RANGE))
 
     def __call__(self) -> PartialSumsResponse:
-        from ntkviz.core.kernels.dotkernel import evaluate_kernel
-        from ntkviz.core.learning import funk_hecke_partial_sums
-        from ntkviz.core.spectra.mercer import mercer_spectrum
+        from ntkviz.core import evaluate_kernel, funk_hecke_partial_sums, mercer_spectrum
 
-        u = np.linspace(-1.0, 1.0, int(self.points))
-        sp = mercer_spectrum(self.kernel, self.dim, max(self.degrees))
+        u = np.linspace(-1.0, 1.0, self.points)
+        # dim and the degrees (<= KMAX_RANGE's end) were checked in __post_init__
+        sp = mercer_spectrum(self.kernel, self.dim, max(self.degrees), check_input=False)
         return PartialSumsResponse(self.label or self.kernel.label, u,
-                                   evaluate_kernel(self.kernel, u)[0], self.degrees,
-                                   funk_hecke_partial_sums(sp, u, self.degrees))
+                                   evaluate_kernel(self.kernel, u, check_input=False)[0],
+                                   self.degrees, funk_hecke_partial_sums(sp, u, self.degrees))
 
 
 #: fits along the circle are drawn live up to this n (one n x n solve per kernel)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntkviz.core._validate import check_cosines, check_int
+from ntkviz._check import check_int
 from ntkviz.limits import DIM_RANGE, KERNEL_GRID_RANGE, KMAX_RANGE
 
 __all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable",
@@ -27,11 +27,12 @@ SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "tr
 
 
 def _spec(spec):
+    """``spec`` itself: a ``KernelSpec`` is valid by construction."""
     from ntkviz.core import KernelSpec
 
     if not isinstance(spec, KernelSpec):
         raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
-    return spec.validated()
+    return spec
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class KernelTableRequest:
     Parameters
     ----------
     spec : KernelSpec
-        The kernel (validated here).
+        The kernel.
     u : array_like
         Cosines in [-1, 1] (1-D after flattening); values outside by at most
         1e-12 (rounding) count as ±1, anything else is refused.
@@ -66,6 +67,8 @@ class KernelTableRequest:
     u: object
 
     def __post_init__(self):
+        from ntkviz.core import check_cosines
+
         object.__setattr__(self, "spec", _spec(self.spec))
         u = check_cosines(np.ravel(np.asarray(self.u, dtype=np.float64)), "u")
         if u.size == 0:
@@ -76,13 +79,13 @@ class KernelTableRequest:
     @classmethod
     def grid(cls, spec, n_points: int) -> "KernelTableRequest":
         """``n_points`` equally spaced cosines from -1 to 1, both ends included."""
-        n = check_int("grid", n_points, *KERNEL_GRID_RANGE)
+        n = check_int("grid", n_points, KERNEL_GRID_RANGE)
         return cls(spec, np.linspace(-1.0, 1.0, n))
 
     def __call__(self) -> KernelTable:
         from ntkviz.core import evaluate_kernel
 
-        value, derivative = evaluate_kernel(self.spec, self.u)
+        value, derivative = evaluate_kernel(self.spec, self.u, check_input=False)  # u checked once
         return KernelTable(self.u, np.asarray(value, dtype=np.float64),
                            np.asarray(derivative, dtype=np.float64))
 
@@ -124,10 +127,10 @@ class SpectrumTableRequest:
 
     def __post_init__(self):
         object.__setattr__(self, "spec", _spec(self.spec))
-        object.__setattr__(self, "dim", check_int("dim", self.dim, *DIM_RANGE))
-        object.__setattr__(self, "kmax", check_int("kmax", self.kmax, *KMAX_RANGE))
+        object.__setattr__(self, "dim", check_int("dim", self.dim, DIM_RANGE))
+        object.__setattr__(self, "kmax", check_int("kmax", self.kmax, KMAX_RANGE))
 
     def __call__(self) -> SpectrumTable:
-        from ntkviz.core.spectra.mercer import mercer_spectrum
+        from ntkviz.core import mercer_spectrum
 
-        return SpectrumTable(mercer_spectrum(self.spec, self.dim, self.kmax))
+        return SpectrumTable(mercer_spectrum(self.spec, self.dim, self.kmax, check_input=False))

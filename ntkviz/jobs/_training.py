@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar, Generator
 
-from ntkviz.core._validate import check_float
-from ntkviz.core.training._train_config import METRICS, TrainConfig, tau_from_alpha
-from ntkviz.core.training.dynamics import TrainResult, make_setup, train_frames
+from ntkviz import limits
+from ntkviz._check import check_float
+from ntkviz.core.training.dynamics import (METRICS, TrainConfig, TrainResult, make_setup,
+                                           tau_from_alpha, train_frames)
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["TrainRequest", "TrainResponse", "TRAIN_VIEWS", "PAPER_CONFIG"]
@@ -41,15 +42,17 @@ class TrainRequest:
     compare_alpha: float | None = 100.0
 
     def __post_init__(self):
-        self.configs()  # ValueError naming a bad field
+        if not isinstance(self.config, TrainConfig):  # valid by construction: not checked again
+            raise ValueError(f"config must be a TrainConfig, got {type(self.config).__name__}")
+        if self.compare_alpha is not None:
+            object.__setattr__(self, "compare_alpha",
+                               check_float("compare_alpha", self.compare_alpha, limits.ALPHA_RANGE))
 
     def configs(self) -> tuple[TrainConfig, ...]:
-        """The validated run configurations (one, or two with ``compare_alpha``)."""
-        base = self.config.validated()
+        """The run configurations (one, or two with ``compare_alpha``)."""
         if self.compare_alpha is None:
-            return (base,)
-        alpha2 = check_float("compare_alpha", self.compare_alpha, 1e-4, 1e6)
-        return base, replace(base, alpha=alpha2)
+            return (self.config,)
+        return self.config, replace(self.config, alpha=self.compare_alpha)
 
     def iterate(self) -> Generator[Progress, None, "TrainResponse"]:
         """Train every run in lock-step, yielding the cumulative response (``partial``)

@@ -13,7 +13,9 @@ Writing a model
    plain type (``int``, ``float``, ``bool``, ``str``, ``tuple[str, ...]``,
    ``tuple[float, ...]``, ``X | None``); :meth:`ParamModel.parse` converts JSON
    values by these annotations and refuses anything else. Check ranges in
-   ``__post_init__`` and raise ``ValueError("<field> must be …, got …")``.
+   ``__post_init__`` with the one check family (``ntkviz._check``: ``check_int``,
+   ``check_float``, ``check_bool``, ``check_choice``) against the ranges of
+   ``ntkviz.limits``; they raise ``ValueError("<field> must be …, got …")``.
 2. A :class:`ParamModel` subclass with ``Params = <that dataclass>``,
    ``display_only`` (fields that change only the drawing: toggling a guide
    line never recomputes), ``views`` (the exportable views,
@@ -33,8 +35,9 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Callable, ClassVar
 
-__all__ = ["ParamModel", "parse_params", "check_int", "check_float", "check_bool", "check_choice",
-           "shown"]
+from ntkviz._check import shown
+
+__all__ = ["ParamModel", "parse_params"]
 
 Listener = Callable[[frozenset, bool], None]
 
@@ -223,45 +226,8 @@ def _convert(name: str, hint: Any, value: Any):
     raise TypeError(f"parse_params: unsupported annotation {hint!r} for field {name!r}")
 
 
-def shown(value) -> str:
-    """``repr(value)`` cut to 24 characters (a 400-digit number stays one short line)."""
-    text = repr(value)
-    return text if len(text) <= 24 else text[:21] + "…"
-
-
 def _kind(value) -> str:
     return f"{type(value).__name__} {shown(value)}"
-
-
-# ----------------------------------------------- range checks for __post_init__
-def check_int(name: str, value, bounds: tuple) -> None:
-    """``ValueError`` unless ``value`` is an ``int`` (not a bool) in ``[lo, hi]``."""
-    lo, hi = bounds
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {shown(value)}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {shown(value)}")
-
-
-def check_float(name: str, value, bounds: tuple) -> None:
-    """``ValueError`` unless ``value`` is a finite real number (not a bool) in ``[lo, hi]``."""
-    lo, hi = bounds
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}], got {shown(value)}")
-    if not (math.isfinite(value) and lo <= value <= hi):
-        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], got {shown(value)}")
-
-
-def check_bool(name: str, value) -> None:
-    """``ValueError`` unless ``value`` is ``True`` or ``False``."""
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be true or false, got {shown(value)}")
-
-
-def check_choice(name: str, value, choices) -> None:
-    """``ValueError`` unless ``value`` is one of ``choices``."""
-    if value not in tuple(choices):
-        raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}, got {shown(value)}")
 
 
 def _jsonable(value):

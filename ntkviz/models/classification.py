@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ntkviz import limits
+from ntkviz._check import check_bool
 from ntkviz.dataset._settings import ClassifySettings
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Option, View
@@ -82,12 +83,11 @@ class ClassificationParams(ClassifySettings):
 
     def __post_init__(self):
         super().__post_init__()
-        if not isinstance(self.use_cache, bool):
-            raise ValueError(f"use_cache must be true or false, got {self.use_cache!r}")
+        check_bool("use_cache", self.use_cache)
 
     def request(self, cache_dir):
         """The :class:`ntkviz.jobs.ClassifyRequest` of these parameters."""
-        from ntkviz.jobs._classify import ClassifyRequest
+        from ntkviz.jobs import ClassifyRequest
 
         settings = {f.name: getattr(self, f.name) for f in fields(ClassifySettings)}
         return ClassifyRequest(**settings, cache_dir=None if cache_dir is None else str(cache_dir))

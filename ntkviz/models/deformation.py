@@ -16,35 +16,19 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from ntkviz import limits
-from ntkviz.core.deformations.deform import Deformation  # a plain dataclass: loads no scipy
-from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.core.deformations.deform import DEFORMATION_FIELDS, Deformation  # numpy, no scipy
+from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Option, Requires, View, option
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
-           "EVEN_PATCH_OFFSETS", "LayerSpec", "map_sizes", "CONTEXT_FIELDS"]
+           "LayerSpec", "map_sizes", "CONTEXT_FIELDS"]
 
 #: preset name meaning "the layers given in ``layers``"
 CUSTOM = "custom"
-#: offsets of an even patch side s: "reference" sums {−s/2, …, s/2 − 1} (s = 2: {−1, 0}, the
-#: convention of the CKN reference code), "same" sums {−s/2 + 1, …, s/2} (s = 2: {0, 1},
-#: neural-tangents' 'SAME' padding)
-EVEN_PATCH_OFFSETS = ("reference", "same")
 #: a layer as (patch side, subsampling, pooling, patch kernel, exp bandwidth σ, pool factor or None)
 LayerSpec = tuple[int, int, str, str, float, Optional[int]]
 
-#: (field, allowed range, integer) of the deformation, as in :class:`ntkviz.core.deformations.deform.Deformation`
-DEFORMATION_FIELDS = (
-    ("translate_x", limits.TRANSLATE_RANGE, False),
-    ("translate_y", limits.TRANSLATE_RANGE, False),
-    ("rotation_deg", limits.ROTATION_RANGE, False),
-    ("scale", limits.SCALE_RANGE, False),
-    ("shear", limits.SHEAR_RANGE, False),
-    ("smooth_amplitude", limits.SMOOTH_AMPLITUDE_RANGE, False),
-    ("smooth_length", limits.SMOOTH_LENGTH_RANGE, False),
-    ("smooth_seed", limits.SEED_RANGE, True),
-    ("infimnist_alpha", limits.INFIMNIST_ALPHA_RANGE, False),
-    ("infimnist_seed", limits.SEED_RANGE, True),
-)
 _DIGIT_INDEX_RANGE = (0, limits.BUNDLED_PER_CLASS - 1)
 _USER_SIDE = 28  # = ntkviz.core.deformations.digits.DIGIT_SIZE (not imported: that module loads numpy)
 #: the fields that change the context distances (the digit and the architecture)
@@ -91,8 +75,12 @@ class DeformationParams(Deformation):
     Architecture: the layers of ``preset`` (M1–M4) or, for ``preset = "custom"``,
     ``layers`` (one :data:`LayerSpec` per layer); ``patch_normalization`` ``"sum"``
     (the CKN reference code) or ``"mean"`` (the paper's 1/|S|); ``even_patch_offsets``
-    ``"reference"`` (s = 2 sums offsets {−1, 0}) or ``"same"`` (neural-tangents 'SAME',
-    {0, 1}).
+    (``limits.EVEN_PATCH_OFFSETS``) ``"reference"`` (an even patch side s sums offsets
+    {−s/2, …, s/2 − 1}, s = 2: {−1, 0}, the CKN reference code) or ``"same"``
+    ({−s/2 + 1, …, s/2}, s = 2: {0, 1}, neural-tangents' 'SAME' padding).
+
+    The deformation fields are checked by :class:`Deformation` itself
+    (:data:`DEFORMATION_FIELDS`), the custom layers by the core's ``Layer``.
     """
 
     label: int = option(0, "--label", "class of the bundled digit, 0..9 (default 0)",
@@ -132,21 +120,17 @@ class DeformationParams(Deformation):
     }
 
     def __post_init__(self):
+        super().__post_init__()  # the deformation fields
         check_int("label", self.label, limits.DIGIT_LABEL_RANGE)
         check_int("index", self.index, _DIGIT_INDEX_RANGE)
         if not isinstance(self.user_name, str):
             raise ValueError(f"user_name must be a string, got {self.user_name!r}")
         if self.user_pixels is not None:
             _check_pixels(self.user_pixels)
-        for name, bounds, integer in DEFORMATION_FIELDS:
-            (check_int if integer else check_float)(name, getattr(self, name), bounds)
         choices = (*limits.ARCH_PRESETS, CUSTOM)
         check_choice("preset", self.preset, choices)
         check_choice("patch_normalization", self.patch_normalization, limits.PATCH_NORMALIZATIONS)
-        check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
-        if self.even_patch_offsets != "reference" and not offsets_supported():
-            raise ValueError(f"even_patch_offsets {self.even_patch_offsets!r} is not available in "
-                             "this version of the kernels; allowed: reference")
+        check_choice("even_patch_offsets", self.even_patch_offsets, limits.EVEN_PATCH_OFFSETS)
         if self.preset == CUSTOM:
             _check_layers(self.layers)
         elif self.layers:
@@ -179,8 +163,7 @@ class DeformationParams(Deformation):
         from ntkviz.core.conv.architecture import Architecture, Layer
 
         layers = tuple(Layer(*spec) for spec in self.layer_specs())
-        extra = {"even_patch_offsets": self.even_patch_offsets} if offsets_supported() else {}
-        return Architecture(layers, self.patch_normalization, **extra)
+        return Architecture(layers, self.patch_normalization, self.even_patch_offsets)
 
     def digit(self):
         """``(image (28, 28) float64 in [0, 1], label or None, caption)``."""
@@ -194,13 +177,6 @@ class DeformationParams(Deformation):
 
         return (digit_image(self.label, self.index), self.label,
                 f"MNIST digit: class {self.label}, #{self.index} of the bundled subset")
-
-
-def offsets_supported() -> bool:
-    """Whether the kernels offer the even-patch offset convention (loads the numeric core)."""
-    from ntkviz.core.conv.architecture import Architecture
-
-    return "even_patch_offsets" in {f.name for f in fields(Architecture)}
 
 
 def _check_pixels(pixels) -> None:
@@ -217,6 +193,8 @@ def _check_pixels(pixels) -> None:
 
 
 def _check_layers(layers) -> None:
+    from ntkviz.core.conv.architecture import numbered_layer
+
     if not isinstance(layers, tuple) or not 1 <= len(layers) <= limits.MAX_LAYERS:
         n = len(layers) if isinstance(layers, tuple) else layers
         raise ValueError(f"layers must hold 1..{limits.MAX_LAYERS} layers for preset "
@@ -225,14 +203,7 @@ def _check_layers(layers) -> None:
         if not isinstance(spec, tuple) or len(spec) != 6:
             raise ValueError(f"layer {k} must be (patch, subsampling, pooling, kernel, sigma, "
                              f"poolfactor or null), got {spec!r}")
-        npatch, sub, pooling, kernel, sigma, pf = spec
-        check_int(f"layer {k} patch", npatch, limits.LAYER_INT_RANGE)
-        check_int(f"layer {k} subsampling", sub, limits.LAYER_INT_RANGE)
-        check_choice(f"layer {k} pooling", pooling, limits.POOLINGS)
-        check_choice(f"layer {k} kernel", kernel, limits.PATCH_KERNELS)
-        check_float(f"layer {k} sigma", sigma, limits.LAYER_SIGMA_RANGE)
-        if pf is not None:
-            check_int(f"layer {k} poolfactor", pf, limits.LAYER_INT_RANGE)
+        numbered_layer(k, *spec)  # the core's Layer checks the fields
     _map_sizes(layers)
 
 
@@ -344,8 +315,7 @@ class DeformationModel(ParamModel):
                            "scale": limits.SCALE_RANGE[0]},
             "infimnist_alpha_6": {"label": 2, "infimnist_alpha": 6.0},
             "custom_even_patches": {"preset": CUSTOM, "label": 9, "rotation_deg": 10.0,
-                                    "even_patch_offsets": "same" if offsets_supported()
-                                    else "reference",
+                                    "even_patch_offsets": "same",
                                     "layers": [[2, 2, "gaussian", "relu", 1.0, None],
                                                [4, 3, "average", "relu", 1.0, None]]},
             "m4_exp": {"preset": "M4", "label": 8, "smooth_amplitude": 2.0},

@@ -13,7 +13,8 @@ from dataclasses import dataclass, fields
 
 from ntkviz import limits
 from ntkviz._text import number_list
-from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
+from ntkviz._check import check_bool, check_choice, check_float, check_int
+from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Requires, View, option
 
 __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_choice_fields",
@@ -95,9 +96,7 @@ def check_choice_fields(p) -> None:
         raise ValueError(f"kernels must not repeat a name, got {', '.join(p.kernels)}")
     if not p.kernels:
         raise ValueError("kernels: choose at least one of κ0, κ1, NTK, NNGP")
-    if p.activation not in limits.ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(limits.ACTIVATIONS)}; "
-                         f"got {p.activation!r}")
+    check_choice("activation", p.activation, limits.ACTIVATIONS)
     check_int("depth", p.depth, limits.DEPTH_RANGE)
     if not isinstance(p.extra_depths, tuple):
         raise ValueError(f"extra_depths must be a list of integers, got {p.extra_depths!r}")

@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.models._base import ParamModel
 from ntkviz.models._options import View, option
 from ntkviz.models.kernel_curves import KernelChoice, choice_specs, kernel_specs, kernels_field
 
@@ -21,16 +22,10 @@ __all__ = ["LearningParams", "LearningModel", "parse_target_text", "VIEWS"]
 
 #: what the lower-right plot shows (display only)
 VIEWS = ("fit", "gp", "partial_sums", "approximation")
-N_RANGE = (1, 100_000)
-MC_N_RANGE = (1, 20_000)
-RIDGE_RANGE = (0.0, 1e6)
-NOISE_RANGE = (0.0, 1e3)
-SEEDS_RANGE = (1, 1000)
-LEARN_KMAX_RANGE = (10, 2000)
 THRESHOLD_MAX = 0.99
 
 
-def parse_target_text(text: str, kmax: int = LEARN_KMAX_RANGE[1]) -> dict:
+def parse_target_text(text: str, kmax: int = limits.LEARN_KMAX_RANGE[1]) -> dict:
     """``{"kind", "components", "threshold"}`` of a target text (ValueError naming ``target``
     and the allowed forms otherwise)."""
     forms = ("allowed: k:c,... with degrees in [0, kmax] and finite c, harmonic:K, ridge:T, "
@@ -94,17 +89,17 @@ class LearningParams(KernelChoice):
         if len(choice_specs(self)) > 6:
             raise ValueError(f"at most 6 kernels at once, got {len(choice_specs(self))}")
         check_int("dim", self.dim, limits.DIM_RANGE)
-        check_int("kmax", self.kmax, LEARN_KMAX_RANGE)
+        check_int("kmax", self.kmax, limits.LEARN_KMAX_RANGE)
         parse_target_text(self.target, self.kmax)
-        check_float("ridge", self.ridge, RIDGE_RANGE)
-        check_float("noise", self.noise, NOISE_RANGE)
-        check_int("n", self.n, N_RANGE)
+        check_float("ridge", self.ridge, limits.RIDGE_RANGE)
+        check_float("noise", self.noise, limits.NOISE_RANGE)
+        check_int("n", self.n, limits.PANEL_N_RANGE)
         if not isinstance(self.mc_sizes, tuple) or not self.mc_sizes:
             raise ValueError(f"mc_sizes must be a non-empty list of integers, got {self.mc_sizes!r}")
         for v in self.mc_sizes:
-            check_int("mc_sizes", v, MC_N_RANGE)
-        check_int("seeds", self.seeds, SEEDS_RANGE)
-        check_int("seed", self.seed, (0, 2**31 - 1))
+            check_int("mc_sizes", v, limits.MC_N_RANGE)
+        check_int("seeds", self.seeds, limits.MC_SEEDS_RANGE)
+        check_int("seed", self.seed, limits.MC_SEED_RANGE)
         check_choice("view", self.view, VIEWS)
         if "ntk" in self.kernels and self.activation == "step":
             raise ValueError("activation step: the step NTK has κ(1) = inf (no kernel regression); "

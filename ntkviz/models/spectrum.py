@@ -11,15 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ntkviz import limits
+from ntkviz._check import check_bool, check_int
+from ntkviz.limits import SPECTRUM_KMAX_RANGE
 from ntkviz.models._base import ParamModel
-from ntkviz.models._base import check_bool, check_int
 from ntkviz.models._options import View, option
 from ntkviz.models.kernel_curves import KernelChoice, kernel_specs
 
-__all__ = ["SpectrumParams", "SpectrumModel", "SPECTRUM_KMAX_RANGE"]
-
-#: degrees drawn by the panel: k = 0 has no place on a log axis, so k max >= 1
-SPECTRUM_KMAX_RANGE = (max(1, limits.KMAX_RANGE[0]), limits.KMAX_RANGE[1])
+__all__ = ["SpectrumParams", "SpectrumModel"]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.models._base import ParamModel, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.models._base import ParamModel
 from ntkviz.models._options import View, option
 
 __all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
@@ -95,9 +96,7 @@ class StabilityParams:
                                       "same-/any-label levels (1..100)", metavar="N")
 
     def __post_init__(self):
-        if self.family not in limits.FAMILIES:
-            raise ValueError(f"family must be one of {', '.join(limits.FAMILIES)}, "
-                             f"got {self.family!r}")
+        check_choice("family", self.family, limits.FAMILIES)
         if not isinstance(self.digits, tuple) or not self.digits:
             raise ValueError(f"digits must be a non-empty list of bundled indices in "
                              f"[0, {_N_BUNDLED - 1}], got {self.digits!r}")
@@ -121,9 +120,7 @@ class StabilityParams:
                              f"= {self.amplitude_min:g}, got {self.amplitude_count}")
         check_int("seeds", self.seeds, limits.SWEEP_SEEDS_RANGE)
         check_int("first_seed", self.first_seed, (0, limits.SEED_RANGE[1] - limits.SWEEP_SEEDS_RANGE[1]))
-        if self.architecture not in limits.ARCH_PRESETS:
-            raise ValueError(f"architecture must be one of {', '.join(limits.ARCH_PRESETS)}, "
-                             f"got {self.architecture!r}")
+        check_choice("architecture", self.architecture, limits.ARCH_PRESETS)
         check_int("reference_per_class", self.reference_per_class, limits.REFERENCES_RANGE)
         alone = [d for d in self.digits if d % limits.BUNDLED_PER_CLASS < self.reference_per_class]
         if len(alone) == len(self.digits) and self.reference_per_class == 1:

@@ -16,18 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ntkviz import limits
-from ntkviz.core.training._train_config import METRICS, frame_steps
-from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
+from ntkviz._check import check_bool, check_choice, check_float, check_int
+from ntkviz.core import METRICS, frame_steps
+from ntkviz.models._base import ParamModel
 from ntkviz.models._options import View, option
 
-__all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS", "LR_RANGE"]
+__all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS"]
 
 #: metrics drawn by default (keys of :data:`ntkviz.core.training.dynamics.METRICS`)
 DEFAULT_METRICS = ("train_loss", "test_loss", "relative_displacement", "gap", "kernel_drift",
                    "flip_share")
-#: step sizes offered (the core accepts any positive step up to 1e3; below 1e-6 nothing moves
-#: within the step budget, and a logarithmic slider needs a positive lower end)
-LR_RANGE = (1e-6, limits.LR_RANGE[1])
 #: fields that select the computation: changing one may shorten the timeline
 RUN_FIELDS = ("steps", "frames", "log_time")
 
@@ -115,12 +113,11 @@ class TrainingParams:
         check_int("samples", self.samples, limits.TRAIN_SAMPLES_RANGE)
         check_int("teacher", self.teacher, limits.TEACHER_RANGE)
         check_int("dim", self.dim, limits.TRAIN_DIM_RANGE)
-        check_float("lr", self.lr, LR_RANGE)
+        check_float("lr", self.lr, limits.LR_RANGE)
         check_int("steps", self.steps, limits.STEPS_RANGE)
         check_int("frames", self.frames, limits.FRAMES_RANGE)
         check_int("seed", self.seed, limits.SEED_RANGE)
-        if self.init not in limits.INITS:
-            raise ValueError(f"init must be one of {', '.join(limits.INITS)}; got {self.init!r}")
+        check_choice("init", self.init, limits.INITS)
         check_bool("ntk_scaling", self.ntk_scaling)
         check_bool("log_time", self.log_time)
         check_bool("autoplay", self.autoplay)
@@ -180,7 +177,7 @@ class TrainingModel(ParamModel):
     def build_request(cls, params: TrainingParams):
         """The :class:`ntkviz.jobs.TrainRequest` of ``params``: calling it runs to the end;
         its ``iterate()`` yields cumulative responses (the GUI's cancellable job)."""
-        from ntkviz.core.training._train_config import TrainConfig
+        from ntkviz.core import TrainConfig
         from ntkviz.jobs import TrainRequest
 
         config = TrainConfig(alpha=params.alpha, width=params.width, samples=params.samples,

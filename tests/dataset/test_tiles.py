@@ -118,7 +118,7 @@ def test_store_of_other_inputs_or_version_is_refused(tmp_path, images, monkeypat
 
 def test_bad_arguments(images):
     a, b = images
-    with pytest.raises(ValueError, match=r"tile size must be an integer in \[1, 2048\], got 0"):
+    with pytest.raises(ValueError, match=r"tile size must be in \[1, 2048\], got 0"):
         GramRun(a, None, ARCH, ("ntk",), 0)
     with pytest.raises(ValueError, match="same image size"):
         GramRun(a, np.zeros((2, 9, 9)), ARCH, ("ntk",), 4)

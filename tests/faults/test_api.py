@@ -12,7 +12,7 @@ import pytest
 
 
 def test_gram_matrix_with_a_dict_architecture():
-    """13.15: ``gram_matrix(arch=dict)`` says what is wrong (not AttributeError)."""
+    """``gram_matrix(arch=dict)`` says what is wrong (not AttributeError)."""
     from ntkviz.core.conv.gram import gram_matrix
 
     images = np.zeros((2, 12, 12))
@@ -21,7 +21,7 @@ def test_gram_matrix_with_a_dict_architecture():
 
 
 def test_slow_spectrum_within_gui_ranges(tmp_path):
-    """13.13: NTK sigmoid L = 50, β = 2, p = 2, k max = 2000 (inside the GUI's ranges) must not
+    """NTK sigmoid L = 50, β = 2, p = 2, k max = 2000 (inside the GUI's ranges) must not
     take minutes (it took 97 s); the bound here is generous for a loaded 2-core machine."""
     argv = ["spectrum", "--name", "ntk", "--activation", "sigmoid", "--depth", "50", "--bias", "2",
             "--dim", "2", "--kmax", "2000"]
@@ -52,7 +52,7 @@ print("ok")
 
 
 def test_concurrent_gram_on_workqueue_layer():
-    """13.14: three threads computing Gram matrices at once with numba's workqueue threading
+    """Three threads computing Gram matrices at once with numba's workqueue threading
     layer (what numba falls back to without OpenMP/TBB) must not abort the process."""
     from ntkviz._env import default_cache_dir
 

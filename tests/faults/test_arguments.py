@@ -1,6 +1,6 @@
-"""Bad arguments and bad input files at the command line (issue 13, items 5-15 and the
-"kept working well" list): each refused case exits 2 with one line on stderr naming the
-thing, no traceback, and the existing output file untouched."""
+"""Bad arguments and bad input files at the command line, and the cases that must keep
+working: each refused case exits 2 with one line on stderr naming the thing, no
+traceback, and the existing output file untouched."""
 from __future__ import annotations
 
 import pytest
@@ -63,7 +63,7 @@ REFUSED = [
     ("export training frame", f"{ET} --frame 99 --out {{csv}}", "frame", None),
     ("gram mode", f"gram --model M1 --mode foo --images {{F[good.npy]}} --out {{npy}}", "--mode", None),
     ("gram model preset", f"gram --model M9 --mode ntk --images {{F[good.npy]}} --out {{npy}}", "--model", None),
-    # --- 13.12 silent substitutions -------------------------------------------------
+    # --- silent substitutions -------------------------------------------------
     ("kernel u empty entry", f"{K} --u=0.5,,0.2 --out {{csv}}", "--u", None),
     ("kernel u comma only", f"{K} --u=, --out {{csv}}", "--u", None),
     ("kernel activation with arccos0", f"kernel --name arccos0 --activation tanh --grid 3 --out {{csv}}",
@@ -81,7 +81,7 @@ REFUSED = [
     ("export spectrum kernels twice", f"{ES} --kernels arccos1,arccos1 --out {{csv}}", "arccos1", None),
     ("stability amplitudes empty entry", f"{ST.replace('0.1,0.2', '0.1,,0.2')} --out {{csv}}", "--amplitudes", None),
     ("stability amplitudes unsorted", f"{ST.replace('0.1,0.2', '0.2,0.1')} --out {{csv}}", "increasing", None),
-    # --- 13.15 messages ---------------------------------------------------------------
+    # --- messages ---------------------------------------------------------------
     ("kernel u just below -1", f"{K} --u=-1.0000001 --out {{csv}}", "-1.0000001", "[-1, -1]"),
     ("stability references beyond digits", f"stability --references 100 --out {{csv}}", "--references",
      "-9000"),
@@ -130,7 +130,7 @@ REFUSED = [
     ("export out wrong suffix", f"{EK} --out {{tmp}}/k.pdf", "--out", None),
     ("export out missing folder", f"{ES} --out {{tmp}}/no/x.svg", "--out", None),
     ("gram out wrong suffix", f"{G} --images {{F[good.npy]}} --out {{tmp}}/K.csv", "--out", None),
-    # --- 13.6 an output that is an input ------------------------------------------------------
+    # --- an output that is an input ------------------------------------------------------
     ("gram out is its input", f"{G} --images {{tmp}}/in.npy --out {{tmp}}/in.npy", "in.npy", None),
 ]
 

@@ -1,4 +1,4 @@
-"""13.9: an export draws exactly the parameters asked for, or refuses them; the figure is
+"""An export draws exactly the parameters asked for, or refuses them; the figure is
 never clamped or rounded to a slider's range. All exports run in one offscreen process."""
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_bias_drawn_as_asked(results, name, label):
 
 
 def test_csv_and_figure_accept_the_same_values(results):
-    """13.12: --net-width 1 worked for CSV while the PNG said "width m must be in [10, 65536]":
+    """--net-width 1 worked for CSV while the PNG said "width m must be in [10, 65536]":
     one model decides for every format."""
     csv_run, png_run = results["width 1 csv"], results["width 1 png"]
     assert csv_run["code"] == png_run["code"], (csv_run["err"], png_run["err"])

@@ -1,5 +1,5 @@
 """Valid but extreme requests: they finish with exit 0 and write only finite numbers, or
-are refused with one line (issue 13 items 7 and 10); never a crash, NaN or inf."""
+are refused with one line; never a crash, NaN or inf."""
 from __future__ import annotations
 
 import numpy as np
@@ -60,7 +60,7 @@ def test_spectrum_multiplicities_are_numbers(tmp_path, capsys):
 
 @pytest.mark.parametrize("name,depth,bias", [("arccos1", 2, 0.0), ("ntk", 50, 1.0)])
 def test_no_trusted_false_zero(name, depth, bias):
-    """13.1: at p = 1000 the eigenvalues fall below the float64 range; a 0.0 (or subnormal)
+    """At p = 1000 the eigenvalues fall below the float64 range; a 0.0 (or subnormal)
     that is not an exact zero must not be flagged trustworthy."""
     from ntkviz.core.kernels.dotkernel import KernelSpec
     from ntkviz.jobs import SpectrumTableRequest
@@ -71,7 +71,7 @@ def test_no_trusted_false_zero(name, depth, bias):
 
 
 def test_no_negative_eigenvalue_beyond_its_estimate(tmp_path, capsys):
-    """13.10: tanh NTK L = 50, β = 0.1, p = 5 gave μ_k < 0 beyond the error estimate (e.g.
+    """Tanh NTK L = 50, β = 0.1, p = 5 gave μ_k < 0 beyond the error estimate (e.g.
     k = 635: −1.09e-17 with estimate 1.01e-17). Eigenvalues of a positive definite kernel are
     >= 0: a negative value must lie within its estimate and not be called trustworthy."""
     out = tmp_path / "mu.csv"

@@ -1,4 +1,4 @@
-"""13.8: ``ntkviz gui --session FILE`` refuses a bad session with one line (exit 2) before
+"""``ntkviz gui --session FILE`` refuses a bad session with one line (exit 2) before
 any window opens, and opens a good one."""
 from __future__ import annotations
 

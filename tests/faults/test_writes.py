@@ -1,4 +1,4 @@
-"""13.5: a failed write never destroys the user's file. With ``ulimit -f`` (RLIMIT_FSIZE)
+"""A failed write never destroys the user's file. With ``ulimit -f`` (RLIMIT_FSIZE)
 below the output's size, the command fails with one line, the old file keeps its
 content and no temporary fragment is left beside it."""
 from __future__ import annotations

@@ -327,7 +327,7 @@ def test_cancelled_context_restarts_at_the_next_change(qtbot, dispatcher, tmp_pa
 
 
 def test_values_beyond_the_sliders_are_drawn_exactly(qtbot, panel):
-    """13.9: the model's range is the one truth; a slider never clamps what is drawn."""
+    """The model's range is the one truth; a slider never clamps what is drawn."""
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.model.update(rotation_deg=90.0, translate_x=100.0, scale=3.0, shear=5.0)
     wait_latest(qtbot, panel)
@@ -341,7 +341,7 @@ def test_values_beyond_the_sliders_are_drawn_exactly(qtbot, panel):
 
 
 def test_image_exports_are_image_shaped_and_clip_nothing(qtbot, panel, tmp_path):
-    """A.6: one image view is about as tall as wide, its colour-bar labels inside."""
+    """One image view is about as tall as wide, its colour-bar labels inside."""
     from PySide6 import QtGui
 
     from ntkviz.gui.export import export_plot
@@ -448,10 +448,6 @@ def test_tiny_colour_scales_keep_three_labelled_ticks(qtbot, panel):
 
 
 def test_even_patch_offsets_choice_recomputes(qtbot, panel):
-    from ntkviz.models.deformation import offsets_supported
-
-    if not offsets_supported():
-        pytest.skip("the kernels do not offer the even-patch convention")
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.model.update(preset="custom", translate_x=1.0,
                            layers=((2, 2, "gaussian", "relu", 1.0, None),

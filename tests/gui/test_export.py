@@ -128,7 +128,7 @@ def _make(qtbot, **kw):
 
 
 def test_hover_marker_never_in_exports(qtbot, tmp_path):
-    """A.3: hover a curve, export: the marker is absent from PNG and SVG, and back after."""
+    """Hover a curve, export: the marker is absent from PNG and SVG, and back after."""
     from PySide6 import QtWidgets
 
     from ntkviz.gui.widgets import CurveHover
@@ -165,7 +165,7 @@ def test_hover_marker_never_in_exports(qtbot, tmp_path):
 
 
 def test_svg_grid_before_curves_and_legend(qtbot):
-    """A.4: in the SVG the grid (axis groups) comes before the curves and the legend."""
+    """In the SVG the grid (axis groups) comes before the curves and the legend."""
     w = _make(qtbot, log_y=True)
     x = np.linspace(1, 100, 40)
     w.plot(x, x ** -2.0, pen=pg.mkPen("r", width=2), name="curve")
@@ -183,7 +183,7 @@ def test_svg_grid_before_curves_and_legend(qtbot):
 
 
 def test_no_scale_factor_and_true_value_ticks(qtbot):
-    """A.1: a log axis spanning 10⁻¹¹⁷…10¹³ and a linear axis of 1e-30-sized values
+    """A log axis spanning 10⁻¹¹⁷…10¹³ and a linear axis of 1e-30-sized values
     show no "(x1e…)" factor; the log ticks read 10ⁿ."""
     w = _make(qtbot, log_y=True)
     k = np.arange(1.0, 200.0)
@@ -202,7 +202,7 @@ def test_no_scale_factor_and_true_value_ticks(qtbot):
 
 
 def test_text_grows_with_the_export_width(qtbot):
-    """A.5: at 2400 px the legend and the axis text are as large relative to the image
+    """At 2400 px the legend and the axis text are as large relative to the image
     as at 1200 px (layout at most 1200 logical px wide, then scaled)."""
     w = _make(qtbot)
     w.getPlotItem().legend.setLabelTextColor("#ff00ff")  # a colour nothing else has

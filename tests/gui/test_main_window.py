@@ -74,7 +74,7 @@ GOOD = '"app": "ntkviz", "session_format": 1'
     ("[" * 100000 + "]" * 100000, "nested too deeply"),
 ])
 def test_bad_session_is_refused_whole_and_the_error_stays(qtbot, window, tmp_path, content, match):
-    """13.8 / A.10: a bad session names the field, changes nothing, and its error stays
+    """A bad session names the field, changes nothing, and its error stays
     visible while panels report their own status."""
     # a valid spectrum entry before the bad one: it must not be applied either
     if content.startswith('{"app": "ntkviz", "session_format": 1, "panels": {"kernel"'):

@@ -176,7 +176,7 @@ def test_opening_the_tab_starts_nothing(qtbot, panel):
 
 
 def test_cancel_at_zero_shows_nothing_of_the_previous_sweep(qtbot, panel):
-    """A.9: after a finished sweep, new parameters and a cancel at 0 % show an empty
+    """After a finished sweep, new parameters and a cancel at 0 % show an empty
     plot with a note, never the previous sweep."""
     panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):

@@ -72,7 +72,7 @@ def test_readout(qtbot):
     assert r.text() == "κ(1) = 2.000 nats"
 
 
-# ------------------------------------------------------------------ tick labels (A.1)
+# ------------------------------------------------------------------ tick labels
 def test_log_tick_strings_are_true_values_in_one_style():
     from ntkviz.gui.widgets import log_tick_strings
 
@@ -117,7 +117,7 @@ def test_log_axis_labels_at_least_three_ticks(qtbot):
     assert labels == ["10⁻¹", "2·10⁻¹", "5·10⁻¹", "10⁰"]
 
 
-# --------------------------------------------------------------- legend placement (A.7)
+# --------------------------------------------------------------- legend placement
 @pytest.mark.parametrize("data_corner, expected", [
     ("top_right", ((0, 0), (0, 0))),  # a curve through the top right: legend top left
     ("nowhere", ((1, 0), (1, 0))),    # empty corners: the preferred top right

@@ -205,7 +205,7 @@ def test_submit_rejects_non_callable(dispatcher):
         dispatcher.submit("a", 3)
 
 
-# ------------------------------------------------------------------ one throttle (B.2)
+# ------------------------------------------------------------------ one throttle
 def _wired_panel(dispatcher, started):
     """A panel on a Qt-free model whose slider and checkbox write through the model,
     and whose job records the time it starts."""

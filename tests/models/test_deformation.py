@@ -95,15 +95,9 @@ def test_every_gallery_case_is_valid():
 
 
 def test_even_patch_offsets_field():
-    from ntkviz.models.deformation import offsets_supported
-
-    if offsets_supported():
-        p = DeformationParams(preset=CUSTOM, even_patch_offsets="same",
-                              layers=((2, 2, "gaussian", "relu", 1.0, None),))
-        assert p.architecture().even_patch_offsets == "same"
-    else:
-        with pytest.raises(ValueError, match="not available in this version"):
-            DeformationParams(even_patch_offsets="same")
+    p = DeformationParams(preset=CUSTOM, even_patch_offsets="same",
+                          layers=((2, 2, "gaussian", "relu", 1.0, None),))
+    assert p.architecture().even_patch_offsets == "same"
     with pytest.raises(ValueError, match="even_patch_offsets must be one of reference, same"):
         DeformationParams(even_patch_offsets="valid")
 

@@ -51,7 +51,7 @@ class Plan:
 
 @lru_cache(maxsize=64)
 def plan_for(arch: Architecture, height: int, width: int, channels: int) -> Plan:
-    sizes = arch._layer_sizes(height, width)  # arch validated by the caller
+    sizes = arch.layer_sizes(height, width)
     L = len(arch.layers)
     lay_i = np.zeros((L, _NI), np.int64)
     lay_f = np.zeros((L, 2))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntkviz import limits as _limits
-from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
 
 __all__ = [
     "Layer",
@@ -28,13 +28,14 @@ __all__ = [
     "architecture_to_dict",
     "patch_offsets",
     "pooling_matrix",
-    "validated_architecture",
+    "check_architecture",
+    "numbered_layer",
     "initial_pooling_matrix",
 ]
 
 POOLINGS = _limits.POOLINGS
 #: patch offsets of even patch sizes: the reference code's {-s/2 .. s/2-1} or 'SAME' {-(s/2-1) .. s/2}
-EVEN_PATCH_OFFSETS = ("reference", "same")
+EVEN_PATCH_OFFSETS = _limits.EVEN_PATCH_OFFSETS
 PATCH_KERNELS = _limits.PATCH_KERNELS
 PATCH_NORMALIZATIONS = _limits.PATCH_NORMALIZATIONS
 MODES = _limits.CONV_MODES
@@ -44,7 +45,7 @@ _LAYER_KEYS = ("npatch", "subsampling", "pooling", "kernel", "sigma", "poolfacto
 # --------------------------------------------------------------------------- architecture
 @dataclass(frozen=True)
 class Layer:
-    """One convolutional layer: patch extraction, patch kernel, pooling.
+    """One convolutional layer: patch extraction, patch kernel, pooling (valid by construction).
 
     Parameters
     ----------
@@ -55,6 +56,11 @@ class Layer:
         ``"exp"`` (``exp((c-1)/sigma^2)``, CKN only).
     sigma : bandwidth of ``exp`` (ignored by ``relu``).
     poolfactor : pooling filter scale ``pf``; ``None`` means ``subsampling``.
+
+    ``npatch``, ``subsampling`` and ``poolfactor`` are in ``limits.LAYER_INT_RANGE``,
+    ``sigma`` in ``limits.LAYER_SIGMA_RANGE``; construction checks them (``ValueError``
+    naming the field; :func:`numbered_layer` adds the layer's number) and normalises the
+    types, so a ``Layer`` is never checked again.
     """
 
     npatch: int
@@ -69,16 +75,17 @@ class Layer:
         """The pooling filter scale actually used (``poolfactor`` or ``subsampling``)."""
         return self.subsampling if self.poolfactor is None else self.poolfactor
 
-    def validated(self, name: str = "layer") -> "Layer":
-        """Return a normalised copy, or raise ``ValueError`` naming the field and range."""
-        npatch = check_int(f"{name} npatch", self.npatch, *_limits.LAYER_INT_RANGE)
-        sub = check_int(f"{name} subsampling", self.subsampling, *_limits.LAYER_INT_RANGE)
-        pooling = check_choice(f"{name} pooling", self.pooling, POOLINGS)
-        kernel = check_choice(f"{name} kernel", self.kernel, PATCH_KERNELS)
-        sigma = check_float(f"{name} sigma", self.sigma, *_limits.LAYER_SIGMA_RANGE)
-        pf = (None if self.poolfactor is None
-              else check_int(f"{name} poolfactor", self.poolfactor, *_limits.LAYER_INT_RANGE))
-        return Layer(npatch, sub, pooling, kernel, sigma, pf)
+    def __post_init__(self):
+        ints = _limits.LAYER_INT_RANGE
+        values = {"npatch": check_int("npatch", self.npatch, ints),
+                  "subsampling": check_int("subsampling", self.subsampling, ints),
+                  "pooling": check_choice("pooling", self.pooling, POOLINGS),
+                  "kernel": check_choice("kernel", self.kernel, PATCH_KERNELS),
+                  "sigma": check_float("sigma", self.sigma, _limits.LAYER_SIGMA_RANGE),
+                  "poolfactor": (None if self.poolfactor is None
+                                 else check_int("poolfactor", self.poolfactor, ints))}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
     def pooled_size(self, n: int) -> int:
         """Output length of this layer's pooling on a conv axis of length ``n``."""
@@ -89,7 +96,7 @@ class Layer:
 
 @dataclass(frozen=True)
 class Architecture:
-    """A convolutional architecture: layers plus the patch normalisation.
+    """A convolutional architecture: layers plus the patch normalisation (valid by construction).
 
     ``patch_normalization="sum"`` is the reference (albietz/ckn_kernel HEAD)
     convention, the ntkviz default; ``"mean"`` is the paper's ``1/|S|``.
@@ -101,6 +108,10 @@ class Architecture:
     the stability theorems, ``Φ_n(x) = Φ(A_0 x)``: a Gaussian filter of standard deviation
     σ₀ without subsampling (:func:`initial_pooling_matrix`); ``None`` (default) means no
     ``A_0``, as the reference code.
+
+    Construction checks the layers (1 to ``limits.MAX_LAYERS`` :class:`Layer` values),
+    both conventions and σ₀ (``ValueError`` saying which layer and why), so an
+    ``Architecture`` is never checked again.
     """
 
     layers: tuple[Layer, ...]
@@ -109,26 +120,26 @@ class Architecture:
     initial_pooling_sigma: float | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "layers", tuple(self.layers))
-
-    def validated(self) -> "Architecture":
-        """Return a validated copy, or raise ``ValueError`` saying which layer and why."""
-        if not isinstance(self.layers, tuple) or not self.layers:
+        try:
+            layers = tuple(self.layers)
+        except TypeError:
+            raise ValueError(f"architecture layers must be a sequence of Layer, got "
+                             f"{type(self.layers).__name__}") from None
+        if not layers:
             raise ValueError("architecture must have at least one layer")
-        if len(self.layers) > _limits.MAX_LAYERS:
+        if len(layers) > _limits.MAX_LAYERS:
             raise ValueError(f"architecture must have at most {_limits.MAX_LAYERS} layers, "
-                             f"got {len(self.layers)}")
-        layers = []
-        for k, lay in enumerate(self.layers, 1):
+                             f"got {len(layers)}")
+        for k, lay in enumerate(layers, 1):
             if not isinstance(lay, Layer):
                 raise ValueError(f"layer {k} must be a Layer, got {type(lay).__name__}")
-            layers.append(lay.validated(f"layer {k}"))
-        norm = check_choice("patch_normalization", self.patch_normalization, PATCH_NORMALIZATIONS)
-        even = check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
-        sigma0 = (None if self.initial_pooling_sigma is None else
-                  check_float("initial_pooling_sigma", self.initial_pooling_sigma,
-                              *_limits.INITIAL_POOLING_SIGMA_RANGE))
-        return Architecture(tuple(layers), norm, even, sigma0)
+        check_choice("patch_normalization", self.patch_normalization, PATCH_NORMALIZATIONS)
+        check_choice("even_patch_offsets", self.even_patch_offsets, EVEN_PATCH_OFFSETS)
+        object.__setattr__(self, "layers", layers)
+        if self.initial_pooling_sigma is not None:
+            object.__setattr__(self, "initial_pooling_sigma", check_float(
+                "initial_pooling_sigma", self.initial_pooling_sigma,
+                _limits.INITIAL_POOLING_SIGMA_RANGE))
 
     def initial_pooling(self, image: np.ndarray) -> np.ndarray:
         """``A_0 x`` of a float64 (H, W, C) image: the separable Gaussian filter of
@@ -151,12 +162,8 @@ class Architecture:
         Raises ``ValueError`` naming the layer when its patch is larger than
         its input map or its pooling shrinks the map to nothing.
         """
-        return self.validated()._layer_sizes(check_int("image height", height, 1, 4096),
-                                             check_int("image width", width, 1, 4096))
-
-    def _layer_sizes(self, h: int, w: int) -> list[tuple[tuple[int, int], tuple[int, int], tuple[int, int]]]:
-        """:meth:`layer_sizes` of a validated architecture (no argument checks; the size
-        errors are raised as there)."""
+        h = check_int("image height", height, _limits.GRID_SIDE_RANGE)
+        w = check_int("image width", width, _limits.GRID_SIDE_RANGE)
         sizes = []
         for k, lay in enumerate(self.layers, 1):
             desc = f"layer {k} ({lay.npatch}x{lay.npatch} patch, {lay.pooling} pooling, subsampling {lay.subsampling})"
@@ -195,12 +202,22 @@ class Architecture:
         return " | ".join(parts) + norm
 
 
-def validated_architecture(arch) -> "Architecture":
-    """``arch.validated()``, or a ``ValueError`` saying what ``arch`` must be."""
+def check_architecture(arch, name: str = "arch") -> "Architecture":
+    """``arch`` itself if it is an :class:`Architecture` (valid by construction), else a
+    ``ValueError`` saying what ``name`` must be."""
     if not isinstance(arch, Architecture):
         hint = " (build one from a dict with architecture_from_dict)" if isinstance(arch, dict) else ""
-        raise ValueError(f"arch must be an Architecture{hint}, got {type(arch).__name__}")
-    return arch.validated()
+        raise ValueError(f"{name} must be an Architecture{hint}, got {type(arch).__name__}")
+    return arch
+
+
+def numbered_layer(k: int, *args, **kwargs) -> Layer:
+    """``Layer(*args, **kwargs)``, its errors prefixed with the layer's number
+    (``layer 2: npatch must be in [1, 99], got 0``)."""
+    try:
+        return Layer(*args, **kwargs)
+    except ValueError as exc:
+        raise ValueError(f"layer {k}: {exc}") from None
 
 
 def _preset(*layers: tuple) -> Architecture:
@@ -225,10 +242,9 @@ def _layer_from_dict(d, k: int) -> Layer:
     for req in ("npatch", "subsampling"):
         if req not in d:
             raise ValueError(f"layer {k}: missing required key {req!r}")
-    return Layer(
-        npatch=d["npatch"], subsampling=d["subsampling"], pooling=d.get("pooling", "gaussian"),
-        kernel=d.get("kernel", "relu"), sigma=d.get("sigma", 1.0), poolfactor=d.get("poolfactor"),
-    ).validated(f"layer {k}")
+    return numbered_layer(k, npatch=d["npatch"], subsampling=d["subsampling"],
+                          pooling=d.get("pooling", "gaussian"), kernel=d.get("kernel", "relu"),
+                          sigma=d.get("sigma", 1.0), poolfactor=d.get("poolfactor"))
 
 
 def architecture_from_dict(obj) -> Architecture:
@@ -260,7 +276,7 @@ def architecture_from_dict(obj) -> Architecture:
     if not isinstance(obj, (list, tuple)) or not obj:
         raise ValueError("architecture must be a non-empty list of layer dicts")
     layers = tuple(_layer_from_dict(d, k) for k, d in enumerate(obj, 1))
-    return Architecture(layers, norm, even, sigma0).validated()
+    return Architecture(layers, norm, even, sigma0)
 
 
 def architecture_to_dict(arch: Architecture) -> dict:

@@ -24,9 +24,10 @@ import numba
 import numpy as np
 
 from ntkviz._env import parallel_section
-from ntkviz.core._validate import check_int, validate_image, validate_images
+from ntkviz._check import check_int
+from ntkviz.core._validate import validate_image, validate_images
 from ntkviz.core.conv._kernels import first_layer_patches, pairs_parallel, plan_for, run_pair
-from ntkviz.core.conv.architecture import Architecture, validated_architecture
+from ntkviz.core.conv.architecture import Architecture, check_architecture
 
 __all__ = [
     "ImageNorms",
@@ -79,20 +80,19 @@ _NORMS_CACHE_BYTES = 128 * 2**20
 _norms_cache_bytes = 0
 
 
-def image_norms(image, arch: Architecture) -> ImageNorms:
+def image_norms(image, arch: Architecture, *, check_input: bool = True) -> ImageNorms:
     """Per-image norm pipeline (the ``(x, x)`` pass) and self kernels, cached.
 
     ``image`` is (H, W) or (H, W, C), finite, used as given (MNIST: divide
     uint8 by 255 first). Results are cached by content (least recently used first out,
     128 MiB in all), so calling this again on the same array is free. This is the one
-    cache of image norms: the jobs do not keep their own.
+    cache of image norms: the jobs do not keep their own. ``check_input=False`` skips the
+    image's check, for a caller that passes a float64 image it validated
+    (:func:`ntkviz.core.validate_image`) or computed from one.
     """
-    return _image_norms(validate_image(image), validated_architecture(arch))
-
-
-def _image_norms(image: np.ndarray, arch: Architecture) -> ImageNorms:
-    """:func:`image_norms` of a validated float64 (H, W) or (H, W, C) image and a validated
-    architecture (no checks: for requests that validated both once)."""
+    arch = check_architecture(arch)
+    if check_input:
+        image = validate_image(image)
     img = np.array(image[:, :, None] if image.ndim == 2 else image, dtype=np.float64, order="C")
     key = (arch, img.shape, hashlib.sha1(img.tobytes()).hexdigest())
     with _CACHE_LOCK:
@@ -122,7 +122,7 @@ def _footprint(n: ImageNorms) -> int:
 
 
 def _check_pair(nx: ImageNorms, ny: ImageNorms, arch: Architecture) -> Architecture:
-    arch = validated_architecture(arch)
+    arch = check_architecture(arch)
     for name, n in (("norms_x", nx), ("norms_y", ny)):
         if not isinstance(n, ImageNorms):
             raise ValueError(f"{name} must be an ImageNorms from image_norms(), got {type(n).__name__}")
@@ -139,11 +139,7 @@ def cross_kernels(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) 
     ``K_NTK`` is NaN when the architecture has an ``exp`` layer (no NTK).
     Conventions: module docstring (reference HEAD unless ``patch_normalization="mean"``).
     """
-    return _cross_kernels(norms_x, norms_y, _check_pair(norms_x, norms_y, arch))
-
-
-def _cross_kernels(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) -> tuple[float, float]:
-    """:func:`cross_kernels` of norms of one validated architecture (no checks)."""
+    arch = _check_pair(norms_x, norms_y, arch)
     h, w, c = norms_x.shape
     plan = plan_for(arch, h, w, c)
     ntk = arch.supports_ntk
@@ -169,12 +165,7 @@ def rel_distances(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) 
     otherwise. The NTK entry is NaN for architectures without NTK. NTK distances
     below ~1e-4 are dominated by rounding (the cancellation in k_xx + k_yy - 2 k_xy).
     """
-    return _rel_distances(norms_x, norms_y, _check_pair(norms_x, norms_y, arch))
-
-
-def _rel_distances(norms_x: ImageNorms, norms_y: ImageNorms, arch: Architecture) -> tuple[float, float]:
-    """:func:`rel_distances` of norms of one validated architecture (no checks)."""
-    kc, kn = _cross_kernels(norms_x, norms_y, arch)
+    kc, kn = cross_kernels(norms_x, norms_y, arch)
     return (_rel(norms_x.k_ckn, norms_y.k_ckn, kc), _rel(norms_x.k_ntk, norms_y.k_ntk, kn))
 
 
@@ -196,7 +187,7 @@ def _as_4d(images) -> np.ndarray:
 
 def image_stack(images, name: str = "images") -> np.ndarray:
     """A validated float64 (N, H, W, C) copy of ``images`` (N, H, W) or (N, H, W, C);
-    errors as :func:`ntkviz.core._validate.validate_images`."""
+    errors as :func:`ntkviz.core.validate_images`."""
     return _as_4d(validate_images(images, name))
 
 
@@ -321,9 +312,9 @@ def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs:
     mirrored, so the matrix is exactly symmetric. Pairs run in parallel (one
     ``parallel=True`` kernel, numba's thread count).
     """
-    arch = validated_architecture(arch)
+    arch = check_architecture(arch)
     arch.check_mode(mode)
-    chunk_pairs = check_int("chunk_pairs", chunk_pairs, 1)
+    chunk_pairs = check_int("chunk_pairs", chunk_pairs, (1, None))
     A = image_stack(images, "images")
     B = None if images_b is None else image_stack(images_b, "images_b")
     if B is not None and B.shape[1:] != A.shape[1:]:

@@ -45,7 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntkviz.core._validate import check_float, check_int
+from ntkviz import limits as _limits
+from ntkviz._check import check_float, check_int
 
 
 def _ndimage():
@@ -56,6 +57,7 @@ def _ndimage():
 
 __all__ = [
     "Deformation",
+    "DEFORMATION_FIELDS",
     "INFIMNIST_FIELD_LENGTH",
     "displacement_field",
     "smooth_field",
@@ -73,6 +75,19 @@ __all__ = [
 INFIMNIST_FIELD_LENGTH = 4.0
 #: the largest dilation s of :func:`dilation` (its scale 1 / (1 - s) reaches the scale limit 20)
 DILATION_MAX = 0.95
+#: (field, allowed range, integer) of every :class:`Deformation` field, from ``ntkviz.limits``
+DEFORMATION_FIELDS = (
+    ("translate_x", _limits.TRANSLATE_RANGE, False),
+    ("translate_y", _limits.TRANSLATE_RANGE, False),
+    ("rotation_deg", _limits.ROTATION_RANGE, False),
+    ("scale", _limits.SCALE_RANGE, False),
+    ("shear", _limits.SHEAR_RANGE, False),
+    ("smooth_amplitude", _limits.SMOOTH_AMPLITUDE_RANGE, False),
+    ("smooth_length", _limits.SMOOTH_LENGTH_RANGE, False),
+    ("smooth_seed", _limits.SEED_RANGE, True),
+    ("infimnist_alpha", _limits.INFIMNIST_ALPHA_RANGE, False),
+    ("infimnist_seed", _limits.SEED_RANGE, True),
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +100,10 @@ class Deformation:
     shear : horizontal shear factor (px per row from the centre).
     smooth_amplitude, smooth_length, smooth_seed : smooth random field (px, px, seed).
     infimnist_alpha, infimnist_seed : first-order Infinite-MNIST style deformation.
+
+    Valid by construction: every field is checked against its range in
+    :data:`DEFORMATION_FIELDS` (``ValueError`` naming the field and the range) and stored as
+    a ``float`` (seeds as ``int``), so a ``Deformation`` is never checked again.
     """
 
     translate_x: float = 0.0
@@ -98,20 +117,10 @@ class Deformation:
     infimnist_alpha: float = 0.0
     infimnist_seed: int = 0
 
-    def validated(self) -> "Deformation":
-        """Return a checked copy, or raise ``ValueError`` naming the field and range."""
-        return Deformation(
-            translate_x=check_float("translate_x", self.translate_x, -1e3, 1e3),
-            translate_y=check_float("translate_y", self.translate_y, -1e3, 1e3),
-            rotation_deg=check_float("rotation_deg", self.rotation_deg, -360.0, 360.0),
-            scale=check_float("scale", self.scale, 0.05, 20.0),
-            shear=check_float("shear", self.shear, -10.0, 10.0),
-            smooth_amplitude=check_float("smooth_amplitude", self.smooth_amplitude, 0.0, 1e3),
-            smooth_length=check_float("smooth_length", self.smooth_length, 0.25, 1e3),
-            smooth_seed=check_int("smooth_seed", self.smooth_seed, 0, 2**32 - 1),
-            infimnist_alpha=check_float("infimnist_alpha", self.infimnist_alpha, -1e3, 1e3),
-            infimnist_seed=check_int("infimnist_seed", self.infimnist_seed, 0, 2**32 - 1),
-        )
+    def __post_init__(self):
+        for name, bounds, integer in DEFORMATION_FIELDS:
+            value = (check_int if integer else check_float)(name, getattr(self, name), bounds)
+            object.__setattr__(self, name, value)
 
     @property
     def is_identity(self) -> bool:
@@ -146,8 +155,8 @@ def _shape(shape) -> tuple[int, int]:
     shape = tuple(int(v) for v in shape)
     if len(shape) < 2:
         raise ValueError(f"shape must be (H, W) or (H, W, C), got {shape}")
-    h = check_int("image height", shape[0], 1, 4096)
-    w = check_int("image width", shape[1], 1, 4096)
+    h = check_int("image height", shape[0], _limits.GRID_SIDE_RANGE)
+    w = check_int("image width", shape[1], _limits.GRID_SIDE_RANGE)
     return h, w
 
 
@@ -166,8 +175,8 @@ def smooth_field(shape, length: float, seed: int, components: int = 2) -> np.nda
     scaled by one common factor.
     """
     h, w = _shape(shape)
-    length = check_float("smooth_length", length, 0.25, 1e3)
-    rng = np.random.default_rng(check_int("seed", seed, 0, 2**32 - 1))
+    length = check_float("smooth_length", length, _limits.SMOOTH_LENGTH_RANGE)
+    rng = np.random.default_rng(check_int("seed", seed, _limits.SEED_RANGE))
     noise = rng.standard_normal((components, h, w))
     out = np.stack([_ndimage().gaussian_filter(n, length, mode="constant") for n in noise])
     peak = np.abs(out).max()
@@ -200,14 +209,20 @@ def displacement_field(d: Deformation, shape) -> np.ndarray:
     Sum of the fields of all terms; the Infinite-MNIST term contributes its
     first-order equivalent ``(-alpha F1, +alpha F2)``.
     """
-    d = d.validated()
     h, w = _shape(shape)
+    d = _check_deformation(d)
     tau = _warp_field(d, h, w)
     if d.infimnist_alpha != 0:
         F = infimnist_fields((h, w), d.infimnist_seed)
         tau[0] -= d.infimnist_alpha * F[0]
         tau[1] += d.infimnist_alpha * F[1]
     return tau
+
+
+def _check_deformation(d) -> Deformation:
+    if not isinstance(d, Deformation):
+        raise ValueError(f"deformation must be a Deformation, got {type(d).__name__}")
+    return d
 
 
 def _check_tau(tau, h: int | None = None, w: int | None = None) -> np.ndarray:
@@ -259,19 +274,17 @@ def _infimnist_update(img: np.ndarray, alpha: float, seed: int) -> np.ndarray:
     return out[..., 0] if img.ndim == 2 else out
 
 
-def deform_image(image, d: Deformation) -> tuple[np.ndarray, np.ndarray]:
+def deform_image(image, d: Deformation, *, check_input: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(deformed image, tau)``: warp by the summed field, then the Infinite-MNIST update.
 
-    The zero deformation returns an exact copy of the image.
+    The zero deformation returns an exact copy of the image. ``check_input=False`` skips
+    the image's check, for a caller that passes a float64 image it validated
+    (:func:`ntkviz.core.validate_image`) or made itself.
     """
     from ntkviz.core._validate import validate_image
 
-    return _deform_image(validate_image(image), d.validated())
-
-
-def _deform_image(img: np.ndarray, d: Deformation) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`deform_image` of a validated float64 image by a validated deformation (no
-    checks: for requests that validated both once)."""
+    d = _check_deformation(d)
+    img = validate_image(image) if check_input else image
     h, w = img.shape[:2]
     tau = _warp_field(d, h, w)
     out = img.copy() if not np.any(tau) else _warp(img, tau)

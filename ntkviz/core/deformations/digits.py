@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ntkviz.core._validate import MAX_CHANNELS, check_image_values, check_int, validate_image, validate_images
+from ntkviz._check import check_int
+from ntkviz.core._validate import check_image_values, validate_image, validate_images
+from ntkviz.limits import DIGIT_LABEL_RANGE, MAX_CHANNELS
 
 __all__ = ["load_digits", "digit_image", "digit_indices",
            "load_image_file", "load_user_image", "prepare_user_image",
@@ -50,14 +52,14 @@ def load_digits() -> tuple[np.ndarray, np.ndarray]:
 
 def digit_indices(label: int) -> np.ndarray:
     """Indices into :func:`load_digits` of the digits with this ``label`` (0..9)."""
-    label = check_int("label", label, 0, 9)
+    label = check_int("label", label, DIGIT_LABEL_RANGE)
     return np.nonzero(_bundled()[1] == label)[0]
 
 
 def digit_image(label: int, index: int) -> np.ndarray:
     """The ``index``-th bundled digit of class ``label`` as float64 (28, 28) in [0, 1] (uint8/255)."""
     idx = digit_indices(label)
-    index = check_int("index", index, 0, len(idx) - 1)
+    index = check_int("index", index, (0, len(idx) - 1))
     return _bundled()[0][idx[index]].astype(np.float64) / 255.0
 
 

@@ -35,10 +35,11 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.conv.architecture import Architecture
+from ntkviz import limits as _limits
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.core.conv.architecture import Architecture, check_architecture
 from ntkviz.core.conv.gram import ImageBatch, image_stack
-from ntkviz.core.deformations.deform import (Deformation, _deform_image, dilation, jacobian_sup_norm,
+from ntkviz.core.deformations.deform import (Deformation, deform_image, dilation, jacobian_sup_norm,
                                              tau_sup_norm)
 from ntkviz.core.deformations.maps import DEFAULT_MAPS, KERNEL_MAPS, _map_features, check_maps, relative_distances
 from ntkviz.core.deformations.noise import additive_noise
@@ -47,7 +48,7 @@ __all__ = ["FAMILIES", "SWEEP_FAMILIES", "DEFORMATION_FAMILIES", "NOISE", "DILAT
            "SweepProgress", "MapCurve", "family_deformation", "stability_sweep", "fit_loglog_slope",
            "SMOOTH_LENGTH"]
 
-FAMILIES = ("smooth", "translation", "rotation", "infimnist")
+FAMILIES = _limits.FAMILIES
 #: the additive-noise family (``||x' - x|| / ||x||`` fixed; not a deformation)
 NOISE = "noise"
 #: the dilation tau(u) = s (u - centre), amplitude s = ||grad tau||_inf in (0, 0.95]
@@ -63,8 +64,8 @@ SMOOTH_LENGTH = 4.0
 def family_deformation(family: str, amplitude: float, seed: int) -> Deformation:
     """The member of ``family`` at ``amplitude`` for ``seed`` (see the module docstring)."""
     check_choice("family", family, DEFORMATION_FAMILIES)
-    return _family_deformation(family, check_float("amplitude", amplitude, 0.0, 1e3),
-                               check_int("seed", seed, 0, 2**32 - 1))
+    return _family_deformation(family, check_float("amplitude", amplitude, _limits.AMPLITUDE_RANGE),
+                               check_int("seed", seed, _limits.SEED_RANGE))
 
 
 def _family_deformation(family: str, a: float, seed: int) -> Deformation:
@@ -231,7 +232,8 @@ def _kernel_level(batch: ImageBatch, ref0: int, pairs) -> tuple[float, float]:
 
 def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes: Sequence[float],
                     seeds: int | Sequence[int], reference_images=None, reference_labels=None,
-                    slope_points: int = 3, maps=DEFAULT_MAPS, scattering=None) -> Iterator[SweepProgress]:
+                    slope_points: int = 3, maps=DEFAULT_MAPS, scattering=None, *,
+                    check_input: bool = True) -> Iterator[SweepProgress]:
     """Run the sweep; yields :class:`SweepProgress` after each amplitude and at the end.
 
     Parameters
@@ -249,49 +251,58 @@ def stability_sweep(images, labels, arch: Architecture, family: str, amplitudes:
     maps : the maps compared (:data:`ntkviz.core.deformations.maps.MAPS`), default ckn, ntk, pixels.
     scattering : :class:`~ntkviz.core.scattering.transform.ScatteringParams` of the
         ``scattering`` map (default J = 2, L = 8, order 2, zero padding).
+    check_input : bool
+        ``False`` skips the argument checks, for a caller that checked them against the
+        same ranges (``ntkviz.limits``) once already: then ``images`` and
+        ``reference_images`` (both given) are float64 (N, H, W, C) stacks that fit ``arch``
+        (and ``scattering``), ``amplitudes`` increasing and positive, ``seeds`` a list of
+        seeds and ``maps`` distinct names of maps. Each generated deformation is a
+        :class:`Deformation`, checked when built (a rotation family amplitude beyond 360° is
+        refused there).
 
     Stop iterating to cancel; the last item has ``result.complete = True``.
     """
-    arch = arch.validated()
-    check_choice("family", family, SWEEP_FAMILIES)
-    maps = check_maps(maps)
-    X = image_stack(images, "images")
-    labels = np.asarray(labels).ravel()
-    if labels.shape[0] != X.shape[0]:
-        raise ValueError(f"labels must have one entry per image ({X.shape[0]}), got {labels.shape[0]}")
-    amps = np.asarray([check_float("amplitude", a, 0.0, 1e3) for a in amplitudes], dtype=np.float64)
-    if amps.size == 0 or np.any(amps <= 0) or np.any(np.diff(amps) <= 0):
-        raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
-    seed_list = list(range(check_int("seeds", seeds, 1, 1000))) if np.isscalar(seeds) else \
-        [check_int("seed", s, 0, 2**31) for s in seeds]
-    if not seed_list:
-        raise ValueError("seeds must not be empty")
-    slope_points = check_int("slope_points", slope_points, 2, 1000)
-    if reference_images is None:
-        R, ref_labels = X, labels
+    arch = check_architecture(arch)
+    if check_input:
+        check_choice("family", family, SWEEP_FAMILIES)
+        maps = check_maps(maps)
+        X = image_stack(images, "images")
+        labels = np.asarray(labels).ravel()
+        if labels.shape[0] != X.shape[0]:
+            raise ValueError(f"labels must have one entry per image ({X.shape[0]}), got {labels.shape[0]}")
+        amps = np.asarray([check_float("amplitude", a, _limits.AMPLITUDE_RANGE) for a in amplitudes],
+                          dtype=np.float64)
+        if amps.size == 0 or np.any(amps <= 0) or np.any(np.diff(amps) <= 0):
+            raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
+        seed_list = (list(range(check_int("seeds", seeds, _limits.SWEEP_SEEDS_RANGE)))
+                     if np.isscalar(seeds) else [check_int("seed", s, _limits.SEED_RANGE) for s in seeds])
+        if not seed_list:
+            raise ValueError("seeds must not be empty")
+        slope_points = check_int("slope_points", slope_points, _limits.SLOPE_POINTS_RANGE)
+        if reference_images is None:
+            R, ref_labels = X, labels
+        else:
+            R = image_stack(reference_images, "reference_images")
+            ref_labels = np.asarray(reference_labels).ravel()
+            if R.shape[1:] != X.shape[1:] or ref_labels.shape[0] != R.shape[0]:
+                raise ValueError("reference_images must match the images' shape and have one label each")
+        arch.layer_sizes(X.shape[1], X.shape[2])
+        if "scattering" in maps:
+            from ntkviz.core.scattering.transform import ScatteringParams
+
+            scattering = scattering or ScatteringParams()
+            scattering.grid(X.shape[1], X.shape[2])
     else:
-        R = image_stack(reference_images, "reference_images")
-        ref_labels = np.asarray(reference_labels).ravel()
-        if R.shape[1:] != X.shape[1:] or ref_labels.shape[0] != R.shape[0]:
-            raise ValueError("reference_images must match the images' shape and have one label each")
-    arch.layer_sizes(X.shape[1], X.shape[2])
-    if "scattering" in maps:
-        from ntkviz.core.scattering.transform import ScatteringParams
-
-        scattering = (scattering or ScatteringParams()).validated()
-        scattering.grid(X.shape[1], X.shape[2])
-    return _stability_sweep(X, labels, arch, family, amps, seed_list, R, ref_labels, slope_points, maps,
-                            scattering)
+        X, labels, amps, seed_list = images, np.asarray(labels).ravel(), np.asarray(amplitudes), list(seeds)
+        R, ref_labels = reference_images, np.asarray(reference_labels).ravel()
+    return _sweep(X, labels, arch, family, amps, seed_list, R, ref_labels, slope_points, tuple(maps),
+                  scattering)
 
 
-def _stability_sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, family: str, amps: np.ndarray,
-                     seed_list: list[int], R: np.ndarray, ref_labels: np.ndarray, slope_points: int,
-                     maps: tuple = DEFAULT_MAPS, scattering=None) -> Iterator[SweepProgress]:
-    """:func:`stability_sweep` of checked arguments (no checks: for requests that validated
-    them once): ``X`` and ``R`` float64 (N, H, W, C) stacks that fit the validated ``arch``
-    (and ``scattering``), ``amps`` increasing positive amplitudes <= 1e3, seeds in [0, 2^31],
-    ``maps`` distinct names of maps. Every generated deformation is validated once (a
-    rotation family amplitude beyond 360° is refused there)."""
+def _sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, family: str, amps: np.ndarray,
+           seed_list: list[int], R: np.ndarray, ref_labels: np.ndarray, slope_points: int,
+           maps: tuple = DEFAULT_MAPS, scattering=None) -> Iterator[SweepProgress]:
+    """The generator of :func:`stability_sweep` (its arguments prepared there)."""
     kernel = any(m in maps for m in KERNEL_MAPS)
     ntk = arch.supports_ntk and "ntk" in maps
     explicit = [m for m in maps if m not in DEFAULT_MAPS]   # the maps reported in ``curves``
@@ -332,8 +343,8 @@ def _stability_sweep(X: np.ndarray, labels: np.ndarray, arch: Architecture, fami
                     deformed[k * n_def + d * n_seed + si] = additive_noise(X[d], float(a), (1000 * d + s) % 2**32)
                     tau_sup[k, d * n_seed + si] = jac_sup[k, d * n_seed + si] = 0.0
                     continue
-                deformation = _family_deformation(family, float(a), (1000 * d + s) % 2**32).validated()
-                y, tau = _deform_image(X[d], deformation)
+                deformation = _family_deformation(family, float(a), (1000 * d + s) % 2**32)
+                y, tau = deform_image(X[d], deformation, check_input=False)
                 deformed[k * n_def + d * n_seed + si] = y
                 tau_sup[k, d * n_seed + si] = tau_sup_norm(tau)
                 jac_sup[k, d * n_seed + si] = jacobian_sup_norm(tau)

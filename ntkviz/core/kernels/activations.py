@@ -41,7 +41,8 @@ from numba import njit
 
 from ntkviz import limits as _limits
 from ntkviz.core.kernels._hermite import hermite_coefficients, mehler_layer
-from ntkviz.core._validate import check_choice, check_cosines, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.core._validate import check_cosines
 from ntkviz.core.kernels.arccos import relu_duals
 
 __all__ = ["ACTIVATIONS", "activation_functions", "activation_normalisation", "second_derivative",
@@ -252,8 +253,8 @@ class DualTables:
 def dual_tables(activation: str, depth: int, bias: float = 0.0) -> DualTables:
     """Tables for :func:`ntkviz.core.kernels.deep.deep_kernel` (cached per arguments)."""
     check_choice("activation", activation, ACTIVATIONS)
-    depth = check_int("depth", depth, 1, 50)
-    bias = check_float("bias", bias, 0.0)
+    depth = check_int("depth", depth, _limits.LAYERS_RANGE)
+    bias = check_float("bias", bias, _limits.DEEP_BIAS_RANGE)
     kind = _FUNCTIONS[activation][3]
     c = activation_normalisation(activation)
     q = np.empty(depth)
@@ -287,7 +288,7 @@ def dual_kernel(name: str, s, q: float):
         |s| <= q is required (rounding error is clipped).
     """
     check_choice("activation", name, ACTIVATIONS)
-    q = check_float("q", q, 1e-12, 1e6)
+    q = check_float("q", q, _limits.DUAL_VARIANCE_RANGE)
     rho = np.atleast_1d(np.asarray(s, dtype=np.float64)) / q
     rho = check_cosines(rho, "s/q")
     kind = _FUNCTIONS[name][3]

@@ -31,7 +31,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ntkviz.core._validate import check_choice, check_cosines
+from ntkviz._check import check_choice
+from ntkviz.core._validate import check_cosines
 
 __all__ = [
     "kappa0", "kappa1", "kappa_ntk",

@@ -31,13 +31,12 @@ import numpy as np
 from numba import njit
 
 from ntkviz import limits as _limits
-from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
 from ntkviz.core.kernels.activations import ACTIVATIONS, dual_map, dual_tables
 from ntkviz.core.kernels.arccos import flat_cosines, shaped
 
-__all__ = ["deep_kernel", "deep_ntk", "deep_nngp", "MAX_DEPTH"]
+__all__ = ["deep_kernel", "deep_ntk", "deep_nngp"]
 
-MAX_DEPTH = _limits.DEPTH_RANGE[1]
 _JIT = dict(nogil=True, cache=True, error_model="numpy")
 
 
@@ -128,8 +127,8 @@ def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,
     value, derivative : ndarray (same shape as ``u``; floats for a scalar ``u``)
         Derivative ±inf where infinite.
     """
-    depth = check_int("depth", depth, 1, MAX_DEPTH)
-    bias = check_float("bias", bias, 0.0, 1e6)
+    depth = check_int("depth", depth, _limits.LAYERS_RANGE)
+    bias = check_float("bias", bias, _limits.DEEP_BIAS_RANGE)
     check_choice("activation", activation, ACTIVATIONS)
     flat, shape = flat_cosines(u)
     return shaped(shape, *_deep_kernel(flat, depth, ntk, bias, activation, normalize))
@@ -137,7 +136,7 @@ def deep_kernel(u, depth: int = 2, *, ntk: bool = True, bias: float = 0.0,
 
 def _deep_kernel(flat, depth: int, ntk: bool, bias: float, activation: str, normalize: bool):
     """:func:`deep_kernel` of flat float64 cosines in [-1, 1] with checked parameters (no
-    checks here: for callers that validated them once, e.g. ``KernelSpec.validated``)."""
+    checks here: for callers that validated them once, e.g. a ``KernelSpec``, valid by construction)."""
     t = dual_tables(activation, depth, bias)
     value = np.empty_like(flat)
     deriv = np.empty_like(flat)

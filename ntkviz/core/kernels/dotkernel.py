@@ -19,37 +19,39 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ntkviz import limits as _limits
-from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz._check import check_bool, check_choice, check_float, check_int
 from ntkviz.core.kernels.activations import ACTIVATIONS
 from ntkviz.core.kernels.arccos import arccos_kernel, flat_cosines
-from ntkviz.core.kernels.deep import MAX_DEPTH, _deep_kernel
+from ntkviz.core.kernels.deep import _deep_kernel
 
-__all__ = ["KernelSpec", "KERNEL_NAMES", "ACTIVATIONS", "evaluate_kernel", "kernel_at_one",
-           "MAX_BIAS"]
+__all__ = ["KernelSpec", "KERNEL_NAMES", "ACTIVATIONS", "evaluate_kernel", "kernel_at_one"]
 
 KERNEL_NAMES: tuple[str, ...] = _limits.KERNEL_NAMES
-#: largest accepted bias variance β
-MAX_BIAS = _limits.BIAS_RANGE[1]
 
 _LABELS = {"arccos0": "κ0 (arc-cosine 0)", "arccos1": "κ1 (arc-cosine 1)", "ntk": "NTK", "nngp": "NNGP"}
 
 
 @dataclass(frozen=True)
 class KernelSpec:
-    """A dot-product kernel on the sphere.
+    """A dot-product kernel on the sphere, valid by construction.
 
     Attributes
     ----------
     name : str
         ``arccos0`` | ``arccos1`` | ``ntk`` | ``nngp``.
     depth : int
-        L, the number of weight layers, 2..50 (arccos kernels: 2).
+        L, the number of weight layers, in ``limits.DEPTH_RANGE`` = [2, 50] (arccos kernels: 2).
     bias : float
-        β >= 0, variance of the bias added at every layer (arccos kernels: 0).
+        β, variance of the bias added at every layer, in ``limits.BIAS_RANGE`` = [0, 100]
+        (arccos kernels: 0).
     activation : str
         One of :data:`ACTIVATIONS` (arccos kernels: relu).
     normalize : bool
         Divide by the kernel's value at u = 1.
+
+    Construction checks every field (``ValueError`` naming the field and its range) and
+    normalises the types (``depth=3.0`` is stored as ``3``), so a ``KernelSpec`` is never
+    checked again.
     """
 
     name: str = "ntk"
@@ -58,28 +60,27 @@ class KernelSpec:
     activation: str = "relu"
     normalize: bool = False
 
-    def validated(self) -> "KernelSpec":
-        """This spec with normalised field types; ``ValueError`` naming a bad field and its range."""
+    def __post_init__(self):
         name = check_choice("name", self.name, KERNEL_NAMES)
-        depth = check_int("depth", self.depth, 2, MAX_DEPTH)
-        bias = check_float("bias", self.bias, 0.0, MAX_BIAS)
+        depth = check_int("depth", self.depth, _limits.DEPTH_RANGE)
+        bias = check_float("bias", self.bias, _limits.BIAS_RANGE)
         activation = check_choice("activation", self.activation, ACTIVATIONS)
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise ValueError(f"normalize must be True or False, got {self.normalize!r}")
-        if name.startswith("arccos"):
+        normalize = check_bool("normalize", self.normalize)
+        if name in _limits.ARCCOS_KERNELS:
             if depth != 2:
                 raise ValueError(f"depth must be 2 for {name} (a single dual map), got {depth}")
             if bias != 0.0:
                 raise ValueError(f"bias must be 0 for {name}, got {bias!r}")
             if activation != "relu":
                 raise ValueError(f"activation must be relu for {name}, got {activation!r}")
-        if name == "ntk" and self.normalize and activation == "step":
+        if name == "ntk" and normalize and activation == "step":
             raise ValueError("normalize is undefined for the step-activation NTK "
                              "(σ' is a Dirac delta: the NTK is infinite at u = 1)")
-        return KernelSpec(name, depth, bias, activation, bool(self.normalize))
+        for field, value in (("depth", depth), ("bias", bias), ("normalize", normalize)):
+            object.__setattr__(self, field, value)
 
     def replace(self, **changes) -> "KernelSpec":
-        """A copy with some fields changed (not validated)."""
+        """A copy with some fields changed (checked as any new spec)."""
         return replace(self, **changes)
 
     @property
@@ -96,25 +97,24 @@ class KernelSpec:
         return text
 
 
-def evaluate_kernel(spec: KernelSpec, u) -> tuple[np.ndarray, np.ndarray]:
+def evaluate_kernel(spec: KernelSpec, u, *, check_input: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Value κ(u) and derivative κ'(u) of the kernel ``spec`` at cosines ``u``.
 
     ``u`` may have any shape (the outputs have the same shape; a scalar gives 0-d arrays); values outside
     [-1, 1] by more than rounding, or NaN, raise ``ValueError``. Infinite
-    derivatives are ±inf (e.g. the ReLU NTK at u = ±1), never NaN.
+    derivatives are ±inf (e.g. the ReLU NTK at u = ±1), never NaN. ``check_input=False``
+    skips the check of ``u`` for a caller that passes a float64 array in [-1, 1] it made
+    itself (a request's ``linspace``).
     """
-    spec = spec.validated()
-    flat, shape = flat_cosines(u)
-    return _evaluate_kernel(spec, flat.reshape(shape))
-
-
-def _evaluate_kernel(spec: KernelSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`evaluate_kernel` without checks: ``spec`` validated (``spec.validated()``) and
-    ``u`` a float64 array in [-1, 1] (e.g. a ``linspace``), as a request holds them after
-    its ``__post_init__``."""
+    if not isinstance(spec, KernelSpec):
+        raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
+    if check_input:
+        flat, shape = flat_cosines(u)
+        u = flat.reshape(shape)
     u = np.asarray(u, dtype=np.float64)
     flat = np.ascontiguousarray(u.reshape(-1))
-    if spec.name.startswith("arccos"):
+    if spec.name in _limits.ARCCOS_KERNELS:
         value = np.empty_like(flat)
         deriv = np.empty_like(flat)
         arccos_kernel(flat, 0 if spec.name == "arccos0" else 1, value, deriv)
@@ -126,9 +126,4 @@ def _evaluate_kernel(spec: KernelSpec, u: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def kernel_at_one(spec: KernelSpec) -> float:
     """κ(1) for ``spec`` (1 when normalised; ReLU without bias: NTK L, NNGP 1; step NTK: inf)."""
-    return _kernel_at_one(spec.validated())
-
-
-def _kernel_at_one(spec: KernelSpec) -> float:
-    """:func:`kernel_at_one` of a validated ``spec`` (no checks)."""
-    return float(_evaluate_kernel(spec, np.ones(1))[0][0])
+    return float(evaluate_kernel(spec, np.ones(1), check_input=False)[0][0])

@@ -52,13 +52,12 @@ import numpy as np
 from numba import njit
 
 from ntkviz import limits as _limits
-from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
 from ntkviz.core.kernels.activations import ACTIVATIONS, activation_functions
 from ntkviz.core.kernels.arccos import flat_cosines
 
-__all__ = ["EmpiricalKernels", "empirical_kernels", "MAX_WIDTH", "COUPLINGS"]
+__all__ = ["EmpiricalKernels", "empirical_kernels", "COUPLINGS"]
 
-MAX_WIDTH = _limits.NET_WIDTH_RANGE[1]
 COUPLINGS = ("pairwise", "independent", "shared")
 _JIT = dict(nogil=True, cache=True, error_model="numpy")
 _SQRT2 = math.sqrt(2.0)
@@ -293,7 +292,7 @@ def shared_network_kernels(u: np.ndarray, width: int, depth: int, c: float, bias
 
 def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: int = 1,
                       dim: int = 2, activation: str = "relu", bias: float = 0.0,
-                      coupling: str = "pairwise") -> EmpiricalKernels:
+                      coupling: str = "pairwise", *, check_input: bool = True) -> EmpiricalKernels:
     """Empirical NTK and NNGP of ``n_samples`` random networks of width ``width``.
 
     Parameters
@@ -305,11 +304,11 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
     depth : int
         L, the number of weight layers, 2..50.
     seed : int
-        Seed (>= 0); sample i uses the i-th child of ``SeedSequence(seed)``.
+        Seed in [0, 2^32 − 1]; sample i uses the i-th child of ``SeedSequence(seed)``.
     n_samples : int
         Number of independent networks, 1..1000.
     dim : int
-        Input dimension p >= 2 (does not change the distribution, see module doc).
+        Input dimension p in [2, 1000] (does not change the distribution, see module doc).
     activation : str
         One of :data:`ntkviz.core.kernels.activations.ACTIVATIONS`, with its c_σ. For
         ``step`` σ' = 0 almost everywhere, so only the last-layer term survives.
@@ -319,24 +318,21 @@ def empirical_kernels(u, width: int, depth: int = 2, seed: int = 0, n_samples: i
         ``pairwise`` (default; fast, smooth curves, exact law at each cosine),
         ``independent`` (fresh randomness per cosine) or ``shared`` (one real
         network for all cosines, O(L N² m)); see the module docstring.
+    check_input : bool
+        ``False`` skips every argument check, for a caller that checked them against the
+        same ranges (``ntkviz.limits``) once already and passes 1-D float64 cosines in [-1, 1].
     """
-    flat, _ = flat_cosines(u)
-    width = check_int("width", width, 1, MAX_WIDTH)
-    depth = check_int("depth", depth, *_limits.DEPTH_RANGE)
-    seed = check_int("seed", seed, 0)
-    n_samples = check_int("n_samples", n_samples, 1, 1000)
-    check_int("dim", dim, 2)
-    check_choice("activation", activation, ACTIVATIONS)
-    bias = check_float("bias", bias, *_limits.BIAS_RANGE)
-    check_choice("coupling", coupling, COUPLINGS)
-    return _empirical_kernels(flat, width, depth, seed, n_samples, activation, bias, coupling)
-
-
-def _empirical_kernels(flat, width: int, depth: int, seed: int, n_samples: int, activation: str,
-                       bias: float, coupling: str) -> EmpiricalKernels:
-    """:func:`empirical_kernels` of flat float64 cosines in [-1, 1] with checked parameters
-    (no checks: for requests that validated them once)."""
-    flat = np.array(flat, dtype=np.float64)  # a copy: it is frozen in the result
+    if check_input:
+        u, _ = flat_cosines(u)
+        width = check_int("width", width, _limits.NET_WIDTH_RANGE)
+        depth = check_int("depth", depth, _limits.DEPTH_RANGE)
+        seed = check_int("seed", seed, _limits.SEED_RANGE)
+        n_samples = check_int("n_samples", n_samples, _limits.EMPIRICAL_SAMPLES_RANGE)
+        check_int("dim", dim, _limits.DIM_RANGE)
+        check_choice("activation", activation, ACTIVATIONS)
+        bias = check_float("bias", bias, _limits.BIAS_RANGE)
+        check_choice("coupling", coupling, COUPLINGS)
+    flat = np.array(np.ravel(u), dtype=np.float64)  # a copy: it is frozen in the result
     sigma, dsigma, c = activation_functions(activation)
     children = np.random.SeedSequence(seed).spawn(n_samples)
     ntk = np.empty((n_samples, flat.size))

@@ -5,6 +5,12 @@ powers), ``learning_theory`` (eigenlearning prediction of the test MSE, effectiv
 learnabilities), ``krr_trial`` (one Monte-Carlo KRR run), ``rkhs_norm``,
 ``approximation_error``, ``gp_samples_on_circle`` and ``funk_hecke_partial_sums``.
 Convention throughout: ``f̂ = K(x, X)(K(X, X) + δ I)⁻¹ y`` with δ not multiplied by n.
+
+The entry points (``Target``, ``learning_theory``, ``krr_trial``, ``rkhs_norm``,
+``gp_samples_on_circle``, ``funk_hecke_partial_sums``) are also on the one face of the core,
+``ntkviz.core``; the result types and helpers are reached here. The functions trust their
+arguments (values of the core, spectra it computed): the requests of ``ntkviz.jobs`` check
+the user's parameters once.
 """
 from ntkviz.core.learning._gegenbauer import gegenbauer, log_gegenbauer
 from ntkviz.core.learning._krr import CircleFit, KrrTrial, krr_fit_on_circle, krr_trial, uniform_sphere

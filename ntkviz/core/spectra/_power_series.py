@@ -13,6 +13,7 @@ the closed forms ``T``, ``E`` and the expansions are in :mod:`ntkviz.core.spectr
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,7 +22,6 @@ from numba import njit
 
 from ntkviz.core.kernels._hermite import hermite_tables
 from ntkviz.core.kernels.activations import activation_functions
-from ntkviz.core.kernels.dotkernel import KernelSpec
 from ntkviz.core.spectra import _series
 
 __all__: list[str] = []  # private: used by ntkviz.core.spectra.mercer
@@ -77,9 +77,13 @@ def expansion(spec) -> _Expansion:
     return _expansion_cached(spec.name, spec.depth, spec.bias, spec.activation)
 
 
+#: the fields of a ``KernelSpec`` an expansion depends on (taken from a valid spec)
+_Kernel = namedtuple("_Kernel", "name depth bias activation")
+
+
 @lru_cache(maxsize=32)
 def _expansion_cached(name: str, depth: int, bias: float, activation: str) -> _Expansion:
-    ex = _compute_expansion(KernelSpec(name, depth, bias, activation))
+    ex = _compute_expansion(_Kernel(name, depth, bias, activation))
     for arr in (ex.b, ex.c, ex.d, ex.e):
         if arr is not None:
             arr.flags.writeable = False

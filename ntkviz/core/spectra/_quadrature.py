@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from ntkviz.core.kernels.dotkernel import _evaluate_kernel
+from ntkviz.core.kernels.dotkernel import evaluate_kernel
 from ntkviz.core.spectra import _series
 
 __all__ = ["quadrature_spectrum"]
@@ -120,7 +120,7 @@ def _quadrature_nodes(kmax: int) -> int:
 
 def quadrature_route(spec, p: int, kmax: int):
     def kernel(t):
-        return _evaluate_kernel(spec, t)[0]
+        return evaluate_kernel(spec, t, check_input=False)[0]
 
     n_fine = _quadrature_nodes(kmax)
     mu, absmu = quadrature_spectrum(kernel, p, kmax, n_fine)

@@ -12,12 +12,9 @@ import math
 import numpy as np
 
 from ntkviz import limits as _limits
-from ntkviz.core._validate import check_int
+from ntkviz._check import check_int
 
-__all__ = ["multiplicity", "exact_multiplicities", "log10_multiplicity", "asymptotic_constant",
-           "MAX_DIM"]
-
-MAX_DIM = _limits.DIM_RANGE[1]
+__all__ = ["multiplicity", "exact_multiplicities", "log10_multiplicity", "asymptotic_constant"]
 
 
 def multiplicity(p: int, k) -> np.ndarray:
@@ -28,7 +25,7 @@ def multiplicity(p: int, k) -> np.ndarray:
     returned as float64: exact below 2^53, correctly rounded above, ``inf`` beyond the
     float64 range.
     """
-    p = check_int("dim", p, 2, MAX_DIM)
+    p = check_int("dim", p, _limits.DIM_RANGE)
     karr = np.asarray(k)
     if karr.dtype.kind not in "iu" and not (
         karr.dtype.kind == "f" and np.all(np.isfinite(karr)) and np.all(karr == np.round(karr))
@@ -55,7 +52,7 @@ def exact_multiplicities(p: int, kmax: int) -> list[int]:
 
 def log10_multiplicity(p: int, k) -> np.ndarray:
     """``log10 N(p, k)`` (float64, correctly rounded logs of the exact integers)."""
-    return _log10_multiplicity(check_int("dim", p, 2, MAX_DIM), k)
+    return _log10_multiplicity(check_int("dim", p, _limits.DIM_RANGE), k)
 
 
 def _log10_multiplicity(p: int, k) -> np.ndarray:
@@ -80,9 +77,10 @@ def _multiplicity_table(p: int, kmax: int) -> np.ndarray:
 
 def asymptotic_constant(p: int) -> float:
     """``C(p) = 2^{p-1} Γ(p/2)² / π²``: ``μ_k ~ C(p) k^{-p}`` for κ0 (odd k) and the
-    two-layer NTK (even k); ``p C(p) k^{-p-2}`` for κ1 (even k). Spec §2.2. May be inf
+    two-layer NTK (even k); ``p C(p) k^{-p-2}`` for κ1 (even k) (Bietti & Mairal
+    2019). May be inf
     for very large ``p`` (float64 range)."""
-    return _asymptotic_constant(check_int("dim", p, 2, MAX_DIM))
+    return _asymptotic_constant(check_int("dim", p, _limits.DIM_RANGE))
 
 
 def _asymptotic_constant(p: int) -> float:

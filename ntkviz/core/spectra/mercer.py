@@ -66,14 +66,13 @@ from functools import cached_property
 import numpy as np
 
 from ntkviz import limits as _limits
-from ntkviz.core._validate import check_int
+from ntkviz._check import check_int
 from ntkviz.core.kernels.dotkernel import KernelSpec
 from ntkviz.core.spectra import _series
 from ntkviz.core.spectra._closed_form import closed_form_name, closed_form_spectrum
 from ntkviz.core.spectra._power_series import _N_PUISEUX, expansion, series_kernel, series_spectrum
 from ntkviz.core.spectra._quadrature import quadrature_route
 from ntkviz.core.spectra.harmonics import (
-    MAX_DIM,
     _asymptotic_constant,
     _log10_multiplicity,
     _multiplicity_table,
@@ -91,11 +90,8 @@ __all__ = [
     "mercer_spectrum",
     "decay_guides",
     "asymptotic_constant",
-    "MAX_DIM",
-    "MAX_KMAX",
 ]
 
-MAX_KMAX = _limits.KMAX_RANGE[1]
 _EPS = _series.EPS
 #: the series route falls back to quadrature, per k, where its error estimate is above this
 _HYBRID_RTOL = 1e-10
@@ -145,9 +141,9 @@ class Spectrum:
         """Degrees consistent with the sum rule Σ_k N(p, k) μ_k = κ(1), whose terms are all
         >= 0: N(p, k) μ_k <= κ(1) (compared in log10, to 1e-6). A value breaking it is wrong
         whatever its error estimate says, and is never trusted. (Computed once, read-only.)"""
-        from ntkviz.core.kernels.dotkernel import _kernel_at_one
+        from ntkviz.core.kernels.dotkernel import kernel_at_one
 
-        at_one = _kernel_at_one(self.spec)
+        at_one = kernel_at_one(self.spec)
         if not (math.isfinite(at_one) and at_one > 0.0):
             return _readonly(np.ones(self.k.shape, dtype=bool))
         with np.errstate(invalid="ignore"):
@@ -214,13 +210,14 @@ def _parity_zeros(spec: KernelSpec, kmax: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- public API
-def _validated(spec) -> KernelSpec:
+def _check_spec(spec) -> KernelSpec:
+    """``spec`` itself (a ``KernelSpec`` is valid by construction), or ``ValueError``."""
     if not isinstance(spec, KernelSpec):
         raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
-    return spec.validated()
+    return spec
 
 
-def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
+def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int, *, check_input: bool = True) -> Spectrum:
     """Mercer eigenvalues ``μ_k`` of ``spec`` on ``S^{dim-1}`` for ``k = 0..kmax``.
 
     Parameters
@@ -228,9 +225,12 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
     spec : KernelSpec
         The dot-product kernel; ``spec.normalize`` divides by ``κ(1)``.
     dim : int
-        Input dimension ``p`` in [2, 1000] (sphere ``S^{p-1}``).
+        Input dimension ``p`` in ``limits.DIM_RANGE`` = [2, 1000] (sphere ``S^{p-1}``).
     kmax : int
-        Highest degree, in [0, 2000].
+        Highest degree, in ``limits.KMAX_RANGE`` = [0, 2000].
+    check_input : bool
+        ``False`` skips the checks of ``dim`` and ``kmax``, for a caller that checked
+        them against the same ranges once already (a request).
 
     Returns
     -------
@@ -240,14 +240,11 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int) -> Spectrum:
         absolute ``error_estimate``, ``relative_error`` and ``exact_zero`` flags. See the
         module docstring for the methods and their accuracy.
     """
-    p = check_int("dim", dim, 2, MAX_DIM)
-    kmax = check_int("kmax", kmax, 0, MAX_KMAX)
-    return _mercer_spectrum(_validated(spec), p, kmax)
-
-
-def _mercer_spectrum(spec: KernelSpec, p: int, kmax: int) -> Spectrum:
-    """:func:`mercer_spectrum` of a validated ``spec``, ``p`` in [2, MAX_DIM] and ``kmax`` in
-    [0, MAX_KMAX] (not re-checked: for requests that validated them once)."""
+    spec = _check_spec(spec)
+    if check_input:
+        dim = check_int("dim", dim, _limits.DIM_RANGE)
+        kmax = check_int("kmax", kmax, _limits.KMAX_RANGE)
+    p = dim
     if spec.name == "ntk" and spec.activation == "step" and p == 2:
         raise ValueError("dim must be >= 3 for the step-activation NTK: it behaves like "
                          "(1 - u)^(-1/2) at u = 1, so its eigenvalues diverge on the circle")
@@ -301,7 +298,8 @@ def _mercer_spectrum(spec: KernelSpec, p: int, kmax: int) -> Spectrum:
                     spec=spec, method=method, log10_mu=log10_mu, relative_error=relative)
 
 
-def decay_guides(spec: KernelSpec, dim: int) -> list[tuple[str, float, float]]:
+def decay_guides(spec: KernelSpec, dim: int, *, check_input: bool = True
+                 ) -> list[tuple[str, float, float]]:
     """Guide lines ``μ_k ≈ C k^exponent`` for the spectrum plot: ``(label, C, exponent)``.
 
     * κ0 and NTKs: ``C(p) k^{-p}``; κ1 / NNGPs: ``p C(p) k^{-p-2}``.
@@ -309,12 +307,11 @@ def decay_guides(spec: KernelSpec, dim: int) -> list[tuple[str, float, float]]:
       leading asymptote per parity, from the end-point expansion
       ``κ(±(1 - ε)) ≈ ... + c_± ε^{α}``: ``μ_k ~ (c_+ + (-1)^k c_-) E_k(α)``.
     * Smooth activations (eigenvalues decaying faster than any power): ``[]``.
+
+    ``check_input=False`` skips the check of ``dim`` (a request checked it once).
     """
-    return _decay_guides(_validated(spec), check_int("dim", dim, 2, MAX_DIM))
-
-
-def _decay_guides(spec: KernelSpec, p: int) -> list[tuple[str, float, float]]:
-    """:func:`decay_guides` of a validated ``spec`` and a checked ``p`` (no checks)."""
+    spec = _check_spec(spec)
+    p = check_int("dim", dim, _limits.DIM_RANGE) if check_input else dim
     form = closed_form_name(spec)
     cp = _asymptotic_constant(p)
     scale = 1.0

@@ -12,21 +12,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz import limits as _limits
+from ntkviz._check import check_bool, check_choice, check_float, check_int
 
 __all__ = ["TrainConfig", "METRICS", "INITS", "LAYERS", "alpha_from_tau", "tau_from_alpha",
-           "frame_steps", "ALPHA_RANGE", "NOISE_RANGE"]
+           "frame_steps"]
 
-#: allowed output scales α (a run at α = 1e-4 needs step sizes ~ 1e-5; 1e6 is deep in the lazy
-#: regime, where the net equals its linearisation to rounding)
-ALPHA_RANGE = (1e-4, 1e6)
 #: initialisations: paired neurons (f(w0) = 0 exactly) or i.i.d. with the model centred
-INITS = ("symmetric", "centered")
+INITS = _limits.INITS
 #: trained layers: both (the paper's), the output weights a only (random features: B frozen at
 #: initialisation) or the input weights B only (a frozen)
-LAYERS = ("all", "last", "first")
-#: standard deviation σ of the Gaussian label noise added to the training targets
-NOISE_RANGE = (0.0, 1e3)
+LAYERS = _limits.TRAIN_LAYERS
+#: each field's check: (name, check, range or choices); ranges from ``ntkviz.limits``
+_FIELDS = (
+    ("alpha", check_float, _limits.ALPHA_RANGE),
+    ("width", check_int, _limits.TRAIN_WIDTH_RANGE),
+    ("samples", check_int, _limits.TRAIN_SAMPLES_RANGE),
+    ("teacher", check_int, _limits.TEACHER_RANGE),
+    ("lr", check_float, _limits.LR_RANGE),
+    ("steps", check_int, _limits.STEPS_RANGE),
+    ("frames", check_int, _limits.FRAMES_RANGE),
+    ("seed", check_int, _limits.SEED_RANGE),
+    ("dim", check_int, _limits.TRAIN_DIM_RANGE),
+    ("init", check_choice, INITS),
+    ("layers", check_choice, LAYERS),
+    ("noise", check_float, _limits.TRAIN_NOISE_RANGE),
+)
 
 #: per-frame scalar metrics: name -> description (CSV columns, plot legends)
 METRICS: dict[str, str] = {
@@ -63,13 +74,19 @@ def alpha_from_tau(tau: float) -> float:
 class TrainConfig:
     """Parameters of one lazy-training run (every random draw follows from ``seed``).
 
+    Valid by construction: every field is checked against its range in ``ntkviz.limits``
+    (``ValueError`` naming the field) and stored in its type, so a ``TrainConfig`` is never
+    checked again.
+
     Attributes
     ----------
-    alpha : output scale α (= τ², τ the equivalent initialisation std), in [1e-4, 1e6].
+    alpha : output scale α (= τ², τ the equivalent initialisation std), in [1e-4, 1e6] (a run
+        at α = 1e-4 needs step sizes ~ 1e-5; 1e6 is deep in the lazy regime, where the net
+        equals its linearisation to rounding).
     width : student width m, in [2, 65536]; even with the symmetrised initialisation.
     samples : number n of training inputs, in [1, 2000].
     teacher : teacher size m0, in [1, 64].
-    lr : gradient-descent step size, the same for every α, in (0, 1e3].
+    lr : gradient-descent step size, the same for every α, in [1e-6, 1e3].
     steps : number of gradient steps, in [1, 10^6].
     frames : number of recorded frames after the initial one, in [1, 2000] (one per step when
         ``steps`` is smaller: every step is recorded then).
@@ -102,34 +119,15 @@ class TrainConfig:
     mean_field: bool = False
     noise: float = 0.0
 
-    def validated(self) -> "TrainConfig":
-        """Return a copy with normalised types; raise ``ValueError`` naming a bad field."""
-        width = check_int("width", self.width, 2, 65536)
-        init = check_choice("init", self.init, INITS)
-        if width % 2 and init == "symmetric":
-            raise ValueError(f"width must be even (symmetrised initialisation), got {width}")
+    def __post_init__(self):
+        for name, check, bounds in _FIELDS:
+            object.__setattr__(self, name, check(name, getattr(self, name), bounds))
+        for name in ("ntk_scaling", "log_time", "mean_field"):
+            object.__setattr__(self, name, check_bool(name, getattr(self, name)))
+        if self.width % 2 and self.init == "symmetric":
+            raise ValueError(f"width must be even (symmetrised initialisation), got {self.width}")
         if self.ntk_scaling and self.mean_field:
             raise ValueError("ntk_scaling and mean_field exclude each other (output factor 1/√m or 1/m)")
-        lr = check_float("lr", self.lr, 0.0, 1e3)
-        if lr <= 0.0:
-            raise ValueError(f"lr must be a finite number in (0, 1000], got {lr!r}")
-        return TrainConfig(
-            alpha=check_float("alpha", self.alpha, *ALPHA_RANGE),
-            width=width,
-            samples=check_int("samples", self.samples, 1, 2000),
-            teacher=check_int("teacher", self.teacher, 1, 64),
-            lr=lr,
-            steps=check_int("steps", self.steps, 1, 1_000_000),
-            frames=check_int("frames", self.frames, 1, 2000),
-            seed=check_int("seed", self.seed, 0, 2**32 - 1),
-            dim=check_int("dim", self.dim, 2, 100),
-            ntk_scaling=bool(self.ntk_scaling),
-            log_time=bool(self.log_time),
-            init=init,
-            layers=check_choice("layers", self.layers, LAYERS),
-            mean_field=bool(self.mean_field),
-            noise=check_float("noise", self.noise, *NOISE_RANGE),
-        )
 
     @property
     def tau(self) -> float:

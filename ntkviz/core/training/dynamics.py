@@ -483,6 +483,13 @@ def _readonly(*arrays):
         arr.setflags(write=False)
 
 
+def _check_config(config) -> TrainConfig:
+    """``config`` itself (a ``TrainConfig`` is valid by construction), or ``ValueError``."""
+    if not isinstance(config, TrainConfig):
+        raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
+    return config
+
+
 def make_setup(config: TrainConfig) -> TrainSetup:
     """Draw teacher, data and initialisation from ``config.seed`` (the label noise from its own
     stream); build K0 and the infinite-width kernel of the trained layers and their flows (one
@@ -491,7 +498,7 @@ def make_setup(config: TrainConfig) -> TrainSetup:
 
     Teacher and data depend on the seed, the dimension, n and m0 only: runs that differ in
     width, scaling, trained layers or initialisation share them."""
-    cfg = config.validated()
+    cfg = _check_config(config)
     rng = np.random.default_rng(cfg.seed)
     d, m, n = cfg.dim, cfg.width, cfg.samples
     teacher_B = _sphere(rng, cfg.teacher, d)
@@ -679,7 +686,7 @@ def train_frames(config: TrainConfig, setup: TrainSetup | None = None) -> Iterat
     and a message; no non-finite frame is ever yielded. ``setup`` may be passed to
     reuse the draws of a previous :func:`make_setup` with the same seed and sizes.
     """
-    cfg = config.validated()
+    cfg = _check_config(config)
     if setup is None or setup.config != cfg:
         setup = make_setup(cfg) if setup is None else _with_config(setup, cfg)
     a, B = setup.a0.copy(), setup.B0.copy()

@@ -14,11 +14,12 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
+from ntkviz._text import superscript
 from ntkviz.gui.panels._curve_plots import Log10Hover, dash, log_plot, sci
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_checked, set_slider)
 from ntkviz.gui.widgets import CurveHover, Readout, pen, set_item_name, set_label, set_title, settle
-from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE
+from ntkviz.limits import SPECTRUM_KMAX_RANGE
 
 __all__ = ["QtSpectrumPanel"]
 
@@ -46,8 +47,6 @@ log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at k + 1 (pairs of equal parity), to comp
 guide exponents −p and −p − 2.</p>
 """
 
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: legend entries of the markers (one each, whatever the number of kernels)
 ZERO_ENTRY = "μₖ = 0 exactly (△)"
@@ -210,7 +209,7 @@ class DottedCurve(pg.PlotDataItem):
 
 def superscript_powers(text: str) -> str:
     """``"C(p)·k^-39"`` -> ``"C(p)·k⁻³⁹"`` (legend text)."""
-    return re.sub(r"\^(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    return re.sub(r"\^(-?\d+)", lambda m: superscript(m.group(1)), text)
 
 
 class QtSpectrumPanel(KernelChoicePanel):

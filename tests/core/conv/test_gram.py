@@ -9,7 +9,8 @@ import pytest
 
 from ntkviz.core.conv._reference import reference_kernels
 from ntkviz.core.conv.architecture import (PRESETS, Architecture, Layer, architecture_from_dict,
-                                           architecture_to_dict, patch_offsets, pooling_matrix)
+                                           architecture_to_dict, numbered_layer, patch_offsets,
+                                           pooling_matrix)
 from ntkviz.core.conv.gram import cross_kernels, gram_iter, gram_matrix, image_norms, rel_distances
 from ntkviz.core.deformations.digits import load_digits
 
@@ -220,16 +221,28 @@ def test_image_norms_cache_and_shape_checks():
         image_norms(np.zeros((200, 200)), PRESETS["M1"])
 
 
+@pytest.mark.parametrize("make,match", [
+    (lambda: Layer(3, 2, "max"), "pooling must be one of"),
+    (lambda: Layer(3, 2, kernel="tanh"), "kernel must be one of"),
+    (lambda: Layer(3, 0), "subsampling must be in"),
+    (lambda: numbered_layer(2, 3, 0), "layer 2: subsampling must be in"),
+    (lambda: architecture_from_dict([{"npatch": 3, "subsampling": 2}, {"npatch": 0, "subsampling": 2}]),
+     "layer 2: npatch must be in"),
+    (lambda: Architecture((Layer(3, 2),), "half"), "patch_normalization must be one of"),
+    (lambda: Architecture(()), "at least one layer"),
+    (lambda: Architecture((Layer(3, 2), "M1")), "layer 2 must be a Layer"),
+])
+def test_architecture_checks_itself_when_built(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
 @pytest.mark.parametrize("arch,shape,match", [
     (PRESETS["M1"], (12, 12), "layer 2 .*shrinks the 5x5 map to nothing"),
     (Architecture((Layer(7, 1),)), (5, 9), "layer 1 .*patch larger than its 5x9 input map"),
-    (Architecture((Layer(3, 2, "max"),)), (28, 28), "layer 1 pooling must be one of"),
-    (Architecture((Layer(3, 2, kernel="tanh"),)), (28, 28), "layer 1 kernel must be one of"),
-    (Architecture((Layer(3, 0),)), (28, 28), "layer 1 subsampling must be"),
-    (Architecture((Layer(3, 2),), "half"), (28, 28), "patch_normalization must be one of"),
-    (Architecture(()), (28, 28), "at least one layer"),
+    (PRESETS["M1"], (0, 28), "image height must be in"),
 ])
-def test_architecture_validation_messages(arch, shape, match):
+def test_layer_size_messages(arch, shape, match):
     with pytest.raises(ValueError, match=match):
         arch.layer_sizes(*shape)
 
@@ -285,13 +298,13 @@ def test_even_patch_offsets_convention():
         assert ky == pytest.approx(4.0 if even == "reference" else 1.0, rel=1e-15)
         assert architecture_from_dict(architecture_to_dict(arch)) == arch
     with pytest.raises(ValueError, match="even_patch_offsets must be one of"):
-        Architecture((Layer(2, 1),), even_patch_offsets="valid").validated()
+        Architecture((Layer(2, 1),), even_patch_offsets="valid")
     with pytest.raises(ValueError, match="even_patch_offsets"):
         architecture_from_dict({"layers": [{"npatch": 2, "subsampling": 1}], "even_patch_offsets": 1})
 
 
 def test_gram_of_huge_images_is_rescaled_not_overflowed():
-    """13.10: images scaled by 1e300 gave an all-NaN Gram matrix. The kernels are homogeneous
+    """Images scaled by 1e300 gave an all-NaN Gram matrix. The kernels are homogeneous
     of degree 2: K(c x, c y) = c² K(x, y), computed by rescaling; beyond the float64 range
     of K a one-line refusal naming the images."""
     from ntkviz.core.conv.gram import gram_matrix
@@ -319,7 +332,7 @@ def test_gram_of_huge_images_is_rescaled_not_overflowed():
     Architecture((Layer(3, 2, "gaussian"), Layer(3, 1, "gaussian"))),
 ], ids=["average", "gaussian"])
 def test_every_entry_matches_an_exact_computation(digits12, arch):
-    """13.3: every Gram entry, self-pairs included, within 1e-13 of the same recursion in
+    """Every Gram entry, self-pairs included, within 1e-13 of the same recursion in
     50-digit mpmath (self-pairs used to be 1.6-4e-9 too small: kappa0 at 1 - ulp)."""
     from ntkviz.core.conv.gram import gram_matrix
 

@@ -81,26 +81,35 @@ def test_spec_is_frozen_and_hashable():
     assert {spec: 1}[KernelSpec()] == 1
 
 
-@pytest.mark.parametrize("spec,match", [
-    (KernelSpec("foo"), "name"),
-    (KernelSpec("ntk", 1), "depth"),
-    (KernelSpec("ntk", 51), "depth"),
-    (KernelSpec("ntk", 2.5), "depth"),
-    (KernelSpec("ntk", 2, -1.0), "bias"),
-    (KernelSpec("ntk", 2, float("nan")), "bias"),
-    (KernelSpec("ntk", 2, 1e9), "bias"),
-    (KernelSpec("ntk", 2, 0.0, "swish"), "activation"),
-    (KernelSpec("arccos0", 3), "depth"),
-    (KernelSpec("arccos1", 2, 0.5), "bias"),
-    (KernelSpec("arccos1", 2, 0.0, "tanh"), "activation"),
-    (KernelSpec("ntk", 2, 0.0, "step", True), "normalize"),
-    (KernelSpec("ntk", 2, 0.0, "relu", "yes"), "normalize"),
+@pytest.mark.parametrize("args,match", [
+    (("foo",), "name"),
+    (("ntk", 1), "depth"),
+    (("ntk", 51), "depth"),
+    (("ntk", 2.5), "depth"),
+    (("ntk", 2, -1.0), "bias"),
+    (("ntk", 2, float("nan")), "bias"),
+    (("ntk", 2, 1e9), "bias"),
+    (("ntk", 2, 0.0, "swish"), "activation"),
+    (("arccos0", 3), "depth"),
+    (("arccos1", 2, 0.5), "bias"),
+    (("arccos1", 2, 0.0, "tanh"), "activation"),
+    (("ntk", 2, 0.0, "step", True), "normalize"),
+    (("ntk", 2, 0.0, "relu", "yes"), "normalize"),
 ])
-def test_validation_errors_name_the_field(spec, match):
+def test_validation_errors_name_the_field(args, match):
+    """A bad spec cannot be built, so no function ever sees one."""
     with pytest.raises(ValueError, match=match):
-        spec.validated()
+        KernelSpec(*args)
     with pytest.raises(ValueError, match=match):
-        evaluate_kernel(spec, [0.0])
+        KernelSpec().replace(**dict(zip(("name", "depth", "bias", "activation", "normalize"), args)))
+
+
+def test_valid_spec_normalises_its_types():
+    spec = KernelSpec("ntk", np.int64(3), 1, "relu", np.bool_(True))
+    assert (type(spec.depth), type(spec.bias), spec.normalize) == (int, float, True)
+    assert spec == KernelSpec("ntk", 3, 1.0, "relu", True)
+    with pytest.raises(ValueError, match="spec must be a KernelSpec"):
+        evaluate_kernel("ntk", [0.0])
 
 
 @pytest.mark.parametrize("u", [[1.01], [np.nan], [-2.0]])

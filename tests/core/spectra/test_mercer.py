@@ -343,7 +343,7 @@ def _theta_reference(spec, p, kmax, nodes):
 
 @pytest.mark.parametrize("bias", [1e-17, 5e-324, 1e-16, 1e-12, 1e-6])
 def test_tiny_bias_no_crash_and_no_wrong_trusted_value(bias):
-    """13.7: β that rounds 1 + 2β to 1 crashed (log(a) = 0); β = 1e-16 / 1e-12 gave values
+    """Β that rounds 1 + 2β to 1 crashed (log(a) = 0); β = 1e-16 / 1e-12 gave values
     20% / 2.6e-3 wrong with tiny estimates. Checked against 8000- and 16000-node quadrature."""
     spec = KernelSpec("ntk", 3, bias)
     kmax = 500
@@ -359,7 +359,7 @@ def test_tiny_bias_no_crash_and_no_wrong_trusted_value(bias):
 
 
 def test_negative_values_within_their_estimates():
-    """13.10: tanh NTK L = 50, β = 0.1, p = 5 gave μ_635 = -1.09e-17 with estimate 1.01e-17.
+    """Tanh NTK L = 50, β = 0.1, p = 5 gave μ_635 = -1.09e-17 with estimate 1.01e-17.
     No negative value is returned; 0 <= true μ_k <= mu + error_estimate everywhere."""
     spec = KernelSpec("ntk", 50, 0.1, "tanh")
     s = mercer_spectrum(spec, 5, 700)
@@ -375,7 +375,7 @@ def test_negative_values_within_their_estimates():
 
 
 def test_log_space_spectrum_below_float64_range():
-    """13.1: deep ReLU NTK at p = 1000: log10 μ_k finite for every k, trusted ones vouched for
+    """Deep ReLU NTK at p = 1000: log10 μ_k finite for every k, trusted ones vouched for
     by the sum rule Σ N(p, k) μ_k = κ(1) evaluated in log space (mpmath), no trusted false 0."""
     import mpmath
 
@@ -401,7 +401,7 @@ def test_log_space_spectrum_below_float64_range():
 
 
 def test_error_estimate_bounds_series_route_against_mpmath():
-    """13.2: series route, deep biased ReLU at p = 200: the estimate bounds the actual error
+    """Series route, deep biased ReLU at p = 200: the estimate bounds the actual error
     (200-digit composite Gauss–Legendre quadrature of the θ integral)."""
     import mpmath
 

@@ -58,7 +58,7 @@ def test_centered_init_is_centred():
 ])
 def test_bad_config_names_the_field(field, value, match):
     with pytest.raises(ValueError, match=match):
-        TrainConfig(**{field: value}).validated()
+        TrainConfig(**{field: value})
 
 
 def test_frame_steps_are_sorted_and_cover_the_run():

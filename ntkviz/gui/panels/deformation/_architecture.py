@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
 from ntkviz import limits
-from ntkviz.models.deformation import CUSTOM, EVEN_PATCH_OFFSETS, map_sizes
+from ntkviz.models.deformation import CUSTOM, map_sizes
 
 __all__ = ["ArchitectureEditor", "LayerTable", "OFFSETS_TOOLTIP"]
 
@@ -115,7 +115,7 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
         self.norm_combo.addItems(limits.PATCH_NORMALIZATIONS)
         self.norm_combo.setToolTip(NORM_TOOLTIP)
         self.offsets_combo = QtWidgets.QComboBox()
-        self.offsets_combo.addItems(EVEN_PATCH_OFFSETS)
+        self.offsets_combo.addItems(limits.EVEN_PATCH_OFFSETS)
         self.offsets_combo.setToolTip(OFFSETS_TOOLTIP)
         for text, w, tip in (("preset", self.preset_combo, PRESET_TOOLTIP),
                              ("patches", self.norm_combo, NORM_TOOLTIP),

@@ -15,13 +15,9 @@ from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPi
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
 from ntkviz.gui.widgets import Readout
 from ntkviz.gui.workers import JobSlot
+from ntkviz.limits import CKN_RESOLUTION, NTK_RESOLUTION
 
 __all__ = ["QtDeformationPanel"]
-
-#: NTK distances below this are rounding noise (= ntkviz.jobs.NTK_RESOLUTION, kept here so
-#: the view can be built before the numeric core is loaded)
-NTK_RESOLUTION = 1e-4
-CKN_RESOLUTION = 1e-7
 
 
 def _format_distance(value: float, below: bool, resolution: float, identical: bool) -> str:

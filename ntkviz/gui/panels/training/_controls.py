@@ -15,7 +15,7 @@ from PySide6.QtCore import Signal
 from ntkviz import limits
 from ntkviz.gui.panels.training._plots import METRIC_LABELS
 from ntkviz.gui.widgets import LabeledSlider, Readout
-from ntkviz.models.training import LR_RANGE
+from ntkviz.limits import LR_RANGE
 
 __all__ = ["TrainingControls"]
 
@@ -33,7 +33,7 @@ class TrainingControls(QtWidgets.QWidget):
 
     def __init__(self, params, parent=None):
         super().__init__(parent)
-        from ntkviz.core.training._train_config import METRICS
+        from ntkviz.core import METRICS
 
         log = dict(mapping="log", steps=500)
         int_log = dict(mapping="log", integer=True, steps=300)

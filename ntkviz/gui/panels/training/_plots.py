@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE, DecadeLogAxis, pen
+from ntkviz.gui.widgets import PALETTE, DecadeLogAxis, pen, power_of_ten
 
 __all__ = ["RunView", "fill_legend", "make_legend", "METRIC_LABELS", "METRIC_COLOURS"]
 
@@ -33,15 +33,12 @@ METRIC_COLOURS = dict(zip(METRIC_LABELS, (
     "#a0522d", "#D55E00", "#f08a4b", "#000000", "#E69F00")))
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
 def power_of_ten_label(log_value: float) -> str:
     """The tick label of ``10**log_value`` in one style: ``10ⁿ``, or ``m·10ⁿ`` between
     decades (``"10⁻⁴"``, ``"10⁰"``, ``"2·10⁻³"``; never ``"0.0001"`` beside ``"10⁻⁵"``)."""
     exponent = math.floor(log_value + 1e-9)
     mantissa = round(10.0 ** (log_value - exponent), 6)
-    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    power = power_of_ten(exponent)
     return power if abs(mantissa - 1.0) < 1e-6 else f"{mantissa:g}·{power}"
 
 
