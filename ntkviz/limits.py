@@ -101,6 +101,7 @@ TRAIN_DIM_RANGE = (2, 100)  # input dimension d
 INITS = ("symmetric", "centered")  # paired neurons (f(w0) = 0 exactly) or i.i.d., model centred
 TRAIN_LAYERS = ("all", "last", "first")  # trained layers: both, the output layer only (random features), the input layer only
 TRAIN_NOISE_RANGE = (0.0, 1e3)  # standard deviation of the label noise of a training run
+LAZY_SEEDS_RANGE = (1, 100)  # seeds per point of a lazy-training sweep (`ntkviz lazy-sweep --seeds`)
 
 # --------------------------------------------------------------- generalisation (kernel regression)
 LEARN_KMAX_RANGE = (10, 2000)  # degrees of the spectra behind the learning curves

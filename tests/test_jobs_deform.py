@@ -287,7 +287,7 @@ def test_context_distances_are_kept_on_disk_between_sessions(tmp_path, monkeypat
         raise AssertionError("computed again")
 
     with monkeypatch.context() as m:
-        m.setattr(jobs_deform, "_rel_distances", no_kernels)
+        m.setattr(jobs_deform, "rel_distances", no_kernels)
         again = ContextRequest(x.copy(), 3, M1, per_class=1, cache_dir=str(tmp_path))()
     assert again.levels == first.levels and (again.n_same, again.n_other) == (first.n_same,
                                                                                first.n_other)

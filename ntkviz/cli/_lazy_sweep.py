@@ -29,7 +29,7 @@ FIGURE_SUFFIXES = (".png", ".svg")
 def register(sub) -> None:
     from ntkviz.core.training._train_config import LAYERS, NOISE_RANGE
     from ntkviz.core.training.sweep import DEFAULT_ALPHAS, GAP_THRESHOLD, SCALINGS
-    from ntkviz.jobs._lazy_sweep import LAZY_SEEDS_RANGE, RIDGE_RANGE
+    from ntkviz.limits import LAZY_SEEDS_RANGE, RIDGE_RANGE
 
     p = sub.add_parser(
         "lazy-sweep", help="lazy vs rich training: sweeps over the output scale α and the width m (CSV)",

@@ -38,4 +38,4 @@ def scattering_params(args, used: bool, where: str):
     from ntkviz.core.scattering.transform import ScatteringParams
 
     return ScatteringParams(J=2 if args.scattering_j is None else args.scattering_j,
-                            L=8 if args.scattering_l is None else args.scattering_l).validated()
+                            L=8 if args.scattering_l is None else args.scattering_l)

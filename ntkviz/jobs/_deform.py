@@ -503,7 +503,6 @@ class StabilityRequest:
             params = ScatteringParams() if self.scattering is None else self.scattering
             if not isinstance(params, ScatteringParams):
                 raise ValueError(f"scattering must be ScatteringParams, got {type(params).__name__}")
-            params = params.validated()
             params.grid(DIGIT_SIZE, DIGIT_SIZE)              # the bundled digits
             object.__setattr__(self, "scattering", params)
         object.__setattr__(self, "digits", digits)

@@ -17,20 +17,15 @@ from typing import ClassVar, Generator
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice, check_float, check_int
-from ntkviz.core.training._train_config import ALPHA_RANGE, INITS, LAYERS, NOISE_RANGE
-from ntkviz.limits import TRAIN_WIDTH_RANGE
+from ntkviz._check import check_choice, check_float, check_int
+from ntkviz.limits import (ALPHA_RANGE, INITS, LAZY_SEEDS_RANGE, RIDGE_RANGE, TRAIN_LAYERS as LAYERS,
+                           TRAIN_NOISE_RANGE as NOISE_RANGE, TRAIN_WIDTH_RANGE)
 from ntkviz.core.training.sweep import (DEFAULT_ALPHAS, GAP_THRESHOLD, SCALINGS, SWEEP_METRICS,
                                         Crossover, crossover, sweep_config)
 from ntkviz.jobs._run import Progress, run_to_end
 
-__all__ = ["LazySweepRequest", "LazySweepResponse", "SWEEP_CSV_HEADER", "RIDGE_RANGE",
-           "LAZY_SEEDS_RANGE"]
+__all__ = ["LazySweepRequest", "LazySweepResponse", "SWEEP_CSV_HEADER"]
 
-#: ridge δ of the closed-form last layer (0: minimum-norm least squares)
-RIDGE_RANGE = (0.0, 1e6)
-#: seeds per point
-LAZY_SEEDS_RANGE = (1, 100)
 #: the CSV columns: one row per (alpha, width)
 SWEEP_CSV_HEADER = ("alpha", "width", "scaling", "train", *SWEEP_METRICS,
                     *(f"{k}_sem" for k in SWEEP_METRICS), "runs", "samples", "ridge", "alpha_star")
@@ -94,15 +89,15 @@ class LazySweepRequest:
     def __post_init__(self):
         put = object.__setattr__
         put(self, "alphas", _sorted_distinct("alphas", self.alphas,
-                                             lambda n, v: check_float(n, v, *ALPHA_RANGE)))
+                                             lambda n, v: check_float(n, v, ALPHA_RANGE)))
         put(self, "widths", _sorted_distinct("widths", self.widths,
-                                             lambda n, v: check_int(n, v, *TRAIN_WIDTH_RANGE)))
+                                             lambda n, v: check_int(n, v, TRAIN_WIDTH_RANGE)))
         put(self, "scaling", check_choice("scaling", self.scaling, SCALINGS))
         put(self, "layers", check_choice("layers", self.layers, LAYERS))
-        put(self, "seeds", check_int("seeds", self.seeds, *LAZY_SEEDS_RANGE))
-        put(self, "seed", check_int("seed", self.seed, 0, 2**32 - self.seeds))
-        put(self, "noise", check_float("noise", self.noise, *NOISE_RANGE))
-        put(self, "gap", check_float("gap", self.gap, 0.0, 10.0))
+        put(self, "seeds", check_int("seeds", self.seeds, LAZY_SEEDS_RANGE))
+        put(self, "seed", check_int("seed", self.seed, (0, 2**32 - self.seeds)))
+        put(self, "noise", check_float("noise", self.noise, NOISE_RANGE))
+        put(self, "gap", check_float("gap", self.gap, (0.0, 10.0)))
         if self.gap <= 0.0:
             raise ValueError(f"gap must be in (0, 10], got {self.gap!r}")
         if self.init is not None:
@@ -111,7 +106,7 @@ class LazySweepRequest:
             if self.layers != "last":
                 raise ValueError(f"ridge applies to the last layer trained alone (layers='last'), "
                                  f"got layers={self.layers!r}")
-            put(self, "ridge", check_float("ridge", self.ridge, *RIDGE_RANGE))
+            put(self, "ridge", check_float("ridge", self.ridge, RIDGE_RANGE))
         odd = [m for m in self.widths if m % 2]
         if odd and self.resolved_init == "symmetric":
             raise ValueError(f"widths must be even with the symmetric initialisation (neurons in "

@@ -34,11 +34,10 @@ from typing import ClassVar, Generator
 import numpy as np
 
 from ntkviz import limits
-from ntkviz.core._validate import check_choice, check_int
-from ntkviz.core.conv.architecture import PRESETS, Architecture
+from ntkviz._check import check_choice, check_int
+from ntkviz.core.conv.architecture import PRESETS, Architecture, check_architecture
 from ntkviz.core.deformations.sets import (DEFAULT_SETS, SWEEPS, SetSpec, SetsResult,
                                            own_field_deformations, parse_sets, sets_sweep, sweep_architecture)
-from ntkviz.jobs._deform import _validated_architecture
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = ["StabilitySetsRequest", "SetsResult", "EXAMPLES_PER_SET"]
@@ -120,13 +119,13 @@ class StabilitySetsRequest:
 
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        set_("reference_label", check_int("reference_label", self.reference_label, *limits.DIGIT_LABEL_RANGE))
-        set_("reference_index", check_int("reference_index", self.reference_index, 0, 10**6))
+        set_("reference_label", check_int("reference_label", self.reference_label, limits.DIGIT_LABEL_RANGE))
+        set_("reference_index", check_int("reference_index", self.reference_index, (0, 10**6)))
         sets = self.sets if isinstance(self.sets, str) else tuple(
             s.token if isinstance(s, SetSpec) else s for s in self.sets)
         set_("sets", parse_sets(sets))
-        set_("set_size", check_int("set_size", self.set_size, *limits.STABILITY_SET_SIZE_RANGE))
-        arch = _validated_architecture(self.architecture)
+        set_("set_size", check_int("set_size", self.set_size, limits.STABILITY_SET_SIZE_RANGE))
+        arch = check_architecture(self.architecture, "architecture")
         set_("architecture", arch)
         check_choice("sweep", self.sweep, SWEEPS)
         values = tuple(self.values)

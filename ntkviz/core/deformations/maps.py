@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntkviz.core._validate import check_choice
+from ntkviz._check import check_choice
 
 __all__ = ["MAPS", "DEFAULT_MAPS", "KERNEL_MAPS", "FeatureMap", "feature_map", "check_maps",
            "map_features", "relative_distances", "map_distances"]
@@ -112,7 +112,7 @@ def map_features(name: str, images, scattering=None) -> np.ndarray:
     if name == "scattering":
         from ntkviz.core.scattering.transform import ScatteringParams
 
-        scattering = (scattering or ScatteringParams()).validated()
+        scattering = scattering or ScatteringParams()
         scattering.grid(*stack.shape[1:3])
     return _map_features(name, stack, scattering)
 

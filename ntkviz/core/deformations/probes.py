@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ntkviz.core._validate import check_float
+from ntkviz._check import check_float
 
 __all__ = ["gabor_image", "GABOR_ANGLE_DEG", "OMEGA0_RANGE"]
 
@@ -57,9 +57,9 @@ def gabor_image(shape=(28, 28), omega0: float = math.pi / 2, sigma: float | None
     h, w = _shape(shape)
     if min(h, w) < 2:
         raise ValueError(f"a Gabor probe needs at least 2 × 2 pixels, got {h}×{w}")
-    omega0 = check_float("omega0", omega0, *OMEGA0_RANGE)
-    sigma = min(h, w) / 8.0 if sigma is None else check_float("sigma", sigma, 0.25, 1e3)
-    a = math.radians(check_float("angle_deg", angle_deg, -360.0, 360.0))
+    omega0 = check_float("omega0", omega0, OMEGA0_RANGE)
+    sigma = min(h, w) / 8.0 if sigma is None else check_float("sigma", sigma, (0.25, 1e3))
+    a = math.radians(check_float("angle_deg", angle_deg, (-360.0, 360.0)))
     v1, v2 = _grid(h, w)
     if tau is not None:
         tau = _check_tau(tau, h, w)

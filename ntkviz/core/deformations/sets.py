@@ -37,10 +37,10 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from ntkviz import limits
-from ntkviz.core._validate import check_choice, check_float, check_int
+from ntkviz._check import check_choice, check_float, check_int
 from ntkviz.core.conv.architecture import Architecture, Layer
 from ntkviz.core.conv.gram import ImageBatch
-from ntkviz.core.deformations.deform import Deformation, _deform_image
+from ntkviz.core.deformations.deform import Deformation, deform_image
 from ntkviz.core.deformations.infimnist import pixel_moves
 from ntkviz.core.deformations.stability import _rel
 
@@ -87,15 +87,15 @@ class SetSpec:
     kind: str
     alpha: float | None = None
 
-    def validated(self) -> "SetSpec":
+    def __post_init__(self):
         check_choice("set", self.kind, SET_KINDS)
         if self.deforms:
             if self.alpha is None:
                 raise ValueError(f"set {self.kind} needs its α, e.g. {self.kind}:3")
-            return SetSpec(self.kind, check_float(f"set {self.kind} α", self.alpha, 0.0, limits.AMPLITUDE_RANGE[1]))
-        if self.alpha is not None:
+            object.__setattr__(self, "alpha", check_float(f"set {self.kind} α", self.alpha,
+                                                          (0.0, limits.AMPLITUDE_RANGE[1])))
+        elif self.alpha is not None:
             raise ValueError(f"set {self.kind} takes no α (got {self.kind}:{self.alpha:g})")
-        return self
 
     @property
     def deforms(self) -> bool:
@@ -138,7 +138,7 @@ def parse_sets(text: str | Sequence[str]) -> tuple[SetSpec, ...]:
                 value = float(alpha)
             except ValueError:
                 raise ValueError(f"set {token!r}: α must be a number, got {alpha!r}") from None
-        specs.append(SetSpec(kind, value if sep else None).validated())
+        specs.append(SetSpec(kind, value if sep else None))
     names = [s.token for s in specs]
     for name in names:
         if names.count(name) > 1:
@@ -150,8 +150,8 @@ def parse_sets(text: str | Sequence[str]) -> tuple[SetSpec, ...]:
 
 def _sweep_value(sweep: str, value) -> float | int:
     if sweep == "amplitude":
-        return check_float("amplitude", value, 0.0, limits.AMPLITUDE_RANGE[1])
-    return check_int(sweep, value, *limits.LAYER_INT_RANGE)
+        return check_float("amplitude", value, (0.0, limits.AMPLITUDE_RANGE[1]))
+    return check_int(sweep, value, limits.LAYER_INT_RANGE)
 
 
 def sweep_architecture(base: Architecture, sweep: str, value, image_shape=(28, 28)) -> Architecture:
@@ -177,9 +177,8 @@ def sweep_architecture(base: Architecture, sweep: str, value, image_shape=(28, 2
         layers = [dataclasses.replace(lay, npatch=value) for lay in layers]
     elif sweep == "layers":
         layers = [layers[0]] * (value - 1) + [_fitting_last(layers, value, image_shape)]
-    arch = dataclasses.replace(base, layers=tuple(layers))
     try:
-        arch = arch.validated()
+        arch = dataclasses.replace(base, layers=tuple(layers))
         arch.layer_sizes(*image_shape[:2])
     except ValueError as exc:
         raise ValueError(f"{sweep} {value:g}: {exc}") from None
@@ -211,7 +210,8 @@ def own_field_deformations(image: np.ndarray, alpha: float, translate: bool, cou
     generator's one-pixel move ``k mod 9`` (:func:`~ntkviz.core.deformations.infimnist.pixel_moves`).
     """
     x = np.asarray(image, dtype=np.float64)
-    members = np.stack([_deform_image(x, Deformation(infimnist_alpha=alpha, infimnist_seed=k))[0]
+    members = np.stack([deform_image(x, Deformation(infimnist_alpha=alpha, infimnist_seed=k),
+                                     check_input=False)[0]
                         for k in range(_FIRST_MEMBER, _FIRST_MEMBER + count)])
     if translate:
         members = pixel_moves(members, np.arange(_FIRST_MEMBER, _FIRST_MEMBER + count) % 9)
@@ -382,7 +382,9 @@ def sets_sweep(reference: np.ndarray, sets: Sequence[SetSpec],
         raise ValueError("the sweep needs at least one value")
     if len(set(values)) < len(values):
         raise ValueError(f"{sweep} values must not repeat, got {', '.join(f'{v:g}' for v in values)}")
-    sets = tuple(s.validated() for s in sets)
+    if not all(isinstance(s, SetSpec) for s in sets):
+        raise ValueError("sets must be SetSpec values (see parse_sets)")
+    sets = tuple(sets)
     if not sets:
         raise ValueError("at least one set is needed")
     x = np.asarray(reference, dtype=np.float64)

@@ -155,11 +155,12 @@ def filter_bank(shape, J: int, L: int) -> FilterBank:
     ``M`` and ``N`` must be multiples of ``2^J`` (every level is a whole grid). Pure function
     of its arguments; the returned arrays are read-only and shared between callers.
     """
-    from ntkviz.core._validate import check_int
+    from ntkviz import limits
+    from ntkviz._check import check_int
 
-    J = check_int("J", J, 1, 8)
-    L = check_int("L", L, 1, 16)
-    M, N = (check_int("filter grid side", v, 2 ** J) for v in shape)
+    J = check_int("J", J, limits.SCATTERING_J_RANGE)
+    L = check_int("L", L, limits.SCATTERING_L_RANGE)
+    M, N = (check_int("filter grid side", v, (2 ** J, None)) for v in shape)
     if M % 2 ** J or N % 2 ** J:
         raise ValueError(f"filter grid sides must be multiples of 2^J = {2 ** J}, got {M}×{N}")
     return _filter_bank(M, N, J, L)

@@ -56,15 +56,17 @@ from functools import lru_cache
 import numpy as np
 from scipy import fft as sfft
 
-from ntkviz.core._validate import check_choice, check_image_values, check_int
+from ntkviz import limits as _limits
+from ntkviz._check import check_choice, check_int
+from ntkviz.core._validate import check_image_values
 from ntkviz.core.scattering.filters import _filter_bank
 
 __all__ = ["ScatteringParams", "PADDINGS", "scattering_transform", "scattering_paths", "fourier_modulus",
            "J_RANGE", "L_RANGE", "ORDER_RANGE"]
 
 PADDINGS = ("zero", "reflect", "periodic")
-J_RANGE = (1, 8)
-L_RANGE = (1, 16)
+J_RANGE = _limits.SCATTERING_J_RANGE
+L_RANGE = _limits.SCATTERING_L_RANGE
 ORDER_RANGE = (0, 2)
 #: the largest work array (bytes) of one block of the cascade
 _BLOCK_BYTES = 4 * 2 ** 20
@@ -72,7 +74,8 @@ _BLOCK_BYTES = 4 * 2 ** 20
 
 @dataclass(frozen=True)
 class ScatteringParams:
-    """Parameters of :func:`scattering_transform` (see the module docstring for conventions).
+    """Parameters of :func:`scattering_transform` (see the module docstring for conventions);
+    valid by construction (``ValueError`` naming the field and its range).
 
     J : scale ``2^J`` of the averaging and of the output sampling, in [1, 8].
     L : orientations in [0, pi), in [1, 16] (kymatio's filters are designed for 8).
@@ -85,11 +88,10 @@ class ScatteringParams:
     order: int = 2
     padding: str = "zero"
 
-    def validated(self) -> "ScatteringParams":
-        """Return a checked copy, or raise ``ValueError`` naming the field and range."""
-        return ScatteringParams(J=check_int("J", self.J, *J_RANGE), L=check_int("L", self.L, *L_RANGE),
-                                order=check_int("order", self.order, *ORDER_RANGE),
-                                padding=check_choice("padding", self.padding, PADDINGS))
+    def __post_init__(self):
+        for name, bounds in (("J", J_RANGE), ("L", L_RANGE), ("order", ORDER_RANGE)):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), bounds))
+        check_choice("padding", self.padding, PADDINGS)
 
     @property
     def channels(self) -> int:
@@ -265,7 +267,9 @@ def scattering_transform(x, params: ScatteringParams | None = None) -> np.ndarra
     ndarray (..., K, H', W')
         ``K = params.channels`` channels in :func:`scattering_paths` order, ``H' = H // 2^J``.
     """
-    params = (params or ScatteringParams()).validated()
+    params = ScatteringParams() if params is None else params
+    if not isinstance(params, ScatteringParams):
+        raise ValueError(f"params must be ScatteringParams, got {type(params).__name__}")
     x = check_image_values(x, "scattering input")
     if x.ndim < 2:
         raise ValueError(f"scattering input must have shape (..., H, W), got {x.shape}")

@@ -73,7 +73,7 @@ def sweep_config(alpha: float, width: int, seed: int, *, scaling: str = "ntk", l
         alpha=alpha, width=width, samples=samples, teacher=teacher, lr=lr, steps=steps,
         frames=max(1, math.ceil(steps / PROGRESS_STEPS)), seed=seed, dim=dim,
         ntk_scaling=scaling == "ntk", mean_field=scaling == "meanfield", log_time=False,
-        init=init, layers=layers, noise=noise).validated()
+        init=init, layers=layers, noise=noise)
 
 
 @dataclass(frozen=True, eq=False)

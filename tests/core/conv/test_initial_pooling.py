@@ -44,13 +44,13 @@ def test_kernels_with_a0_are_the_kernels_of_the_filtered_images():
 
 
 def test_a0_field_is_validated_labelled_and_round_trips():
-    arch = Architecture(PRESETS["M1"].layers, initial_pooling_sigma=1.5).validated()
+    arch = Architecture(PRESETS["M1"].layers, initial_pooling_sigma=1.5)
     assert arch.label.startswith("A₀ σ₀=1.5 | ")
     assert architecture_from_dict(architecture_to_dict(arch)) == arch
     assert "initial_pooling_sigma" not in architecture_to_dict(PRESETS["M1"])
     assert PRESETS["M1"].initial_pooling(np.ones((3, 3, 1))) is not None
     for bad in (0.0, -1.0, float("nan"), 1e6, "x"):
         with pytest.raises(ValueError, match="initial_pooling_sigma"):
-            Architecture(PRESETS["M1"].layers, initial_pooling_sigma=bad).validated()
+            Architecture(PRESETS["M1"].layers, initial_pooling_sigma=bad)
     with pytest.raises(ValueError, match="initial_pooling_sigma"):
         architecture_from_dict({"layers": [{"npatch": 3, "subsampling": 2}], "initial_pooling_sigma": -2})

@@ -230,7 +230,7 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="padding must be one of"):
         scattering_transform(np.zeros((8, 8)), ScatteringParams(padding="mirror"))
     with pytest.raises(ValueError, match="L must be in"):
-        ScatteringParams(L=0).validated()
+        ScatteringParams(L=0)
     with pytest.raises(ValueError, match="NaN"):
         scattering_transform(np.full((8, 8), np.nan))
     with pytest.raises(ValueError, match="filter grid sides must be multiples"):

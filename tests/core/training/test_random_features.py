@@ -149,7 +149,7 @@ def test_mean_field_steps_are_lr_times_m():
                                rtol=1e-10, atol=1e-12)
     assert result.frames[-1].time == pytest.approx(0.01 * 25)  # the mean-field time
     with pytest.raises(ValueError, match="exclude"):
-        TrainConfig(mean_field=True, ntk_scaling=True).validated()
+        TrainConfig(mean_field=True, ntk_scaling=True)
 
 
 def test_noise_and_odd_widths():
@@ -163,7 +163,7 @@ def test_noise_and_odd_widths():
     np.testing.assert_allclose(student_output(clean.a0, clean.B0, clean.X_train),
                                ref_output(clean.a0, clean.B0, clean.X_train), rtol=1e-12, atol=1e-14)
     with pytest.raises(ValueError, match="even"):
-        TrainConfig(width=9).validated()
+        TrainConfig(width=9)
 
 
 def test_double_descent_peak_at_the_interpolation_threshold():
