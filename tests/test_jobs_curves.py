@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from ntkviz.core import KernelSpec, empirical_kernels, evaluate_kernel, mercer_spectrum, multiplicity
-from ntkviz.jobs import KernelCurveRequest, SpectrumRequest, local_slopes, run_to_end
+from ntkviz.jobs import KernelCurveRequest, SpectrumRequest, run_to_end
+from ntkviz.jobs._curves import local_slopes
 
 NTK2 = KernelSpec(name="ntk", depth=2)
 K1 = KernelSpec(name="arccos1")

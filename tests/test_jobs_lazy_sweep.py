@@ -12,7 +12,8 @@ from ntkviz.core.training.dynamics import TrainConfig, train
 from ntkviz.core.training.laziness import FIRST_LAYER_NOTE, laziness
 from ntkviz.core.training.random_features import CIRCLE_NOTE
 from ntkviz.core.training.sweep import SWEEP_METRICS
-from ntkviz.jobs import SWEEP_CSV_HEADER, LazySweepRequest, TrainRequest
+from ntkviz.jobs import LazySweepRequest, TrainRequest
+from ntkviz.jobs._lazy_sweep import SWEEP_CSV_HEADER
 from ntkviz.jobs._run import run_to_end
 
 SMALL = dict(alphas=(0.1, 10.0), widths=(8, 12), samples=6, steps=300, seeds=2)

@@ -27,7 +27,7 @@ FIGURE_SUFFIXES = (".png", ".svg")
 
 
 def register(sub) -> None:
-    from ntkviz.core.training._train_config import LAYERS, NOISE_RANGE
+    from ntkviz.limits import TRAIN_LAYERS as LAYERS, TRAIN_NOISE_RANGE as NOISE_RANGE
     from ntkviz.core.training.sweep import DEFAULT_ALPHAS, GAP_THRESHOLD, SCALINGS
     from ntkviz.limits import LAZY_SEEDS_RANGE, RIDGE_RANGE
 

@@ -11,7 +11,9 @@ import ntkviz.core as core
 
 
 def test_every_public_name_resolves_and_is_documented():
-    assert len(core.__all__) == len(set(core.__all__)) <= 60
+    # a curated face: one short entry per concept (kernels, spectra, conv, deformations, maps and
+    # scattering, training, learning), not every helper of the modules
+    assert len(core.__all__) == len(set(core.__all__)) <= 70
     for name in core.__all__:
         value = getattr(core, name)
         assert value is getattr(__import__(f"ntkviz.core.{core._API[name]}",

@@ -74,7 +74,7 @@ __all__ = [
 #: correlation length (px) of the two smooth fields of the Infinite-MNIST style deformation
 INFIMNIST_FIELD_LENGTH = 4.0
 #: the largest dilation s of :func:`dilation` (its scale 1 / (1 - s) reaches the scale limit 20)
-DILATION_MAX = 0.95
+DILATION_MAX = _limits.DILATION_RANGE[1]
 #: (field, allowed range, integer) of every :class:`Deformation` field, from ``ntkviz.limits``
 DEFORMATION_FIELDS = (
     ("translate_x", _limits.TRANSLATE_RANGE, False),
@@ -147,7 +147,7 @@ def dilation(s: float) -> Deformation:
     about the image centre, i.e. ``Deformation(scale=1 / (1 - s))`` (the deformation of
     the Fourier-modulus counterexample, Mallat 2012).
     """
-    s = check_float("dilation s", s, 0.0, DILATION_MAX)
+    s = check_float("dilation s", s, _limits.DILATION_RANGE)
     return Deformation(scale=1.0 / (1.0 - s))
 
 
