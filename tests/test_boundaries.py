@@ -98,7 +98,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ntkviz"
 #: crosses them), except the two front ends (GUI and CLI) on the top floor
 FLOORS = {
     "_check": 0, "limits": 0, "_text": 0, "_io": 0, "_env": 0, "resources": 0,
-    "core": 1, "dataset": 2, "jobs": 3, "models": 4,
+    "core": 1, "dataset": 2, "jobs": 3, "models": 4, "panels": 4,
     "gui": 5, "cli": 5, "bench": 6, "gallery": 6, "__main__": 6,
 }
 #: base modules (floor 0) in the order they may import each other

@@ -147,7 +147,7 @@ def test_ctrl_c_writes_the_finished_rows(tmp_path, capsys, monkeypatch):
     (["--ridge", "-1", "--train", "last"], "--ridge"),
     (["--scaling", "mup"], "--scaling"),
     (["--seeds", "0"], "--seeds"),
-    (["--lr", "0"], "lr must be"),
+    (["--lr", "0"], "--lr: must be in"),
 ])
 def test_bad_input_is_one_line_exit_2(args, needle, tmp_path, capsys):
     code, err = run_cli(args, tmp_path / "x.csv", capsys)

@@ -32,7 +32,7 @@ def test_no_core_names_and_no_test_helpers():
 
     assert not set(jobs.__all__) & set(core.__all__)
     for name in ("DIGIT_SIZE", "prepare_user_image", "local_slopes", "parse_depths",
-                 "specs_from_choice", "LEARNING_LIMITS", "run_to_end", "NTK_RESOLUTION"):
+                 "specs_from_choice", "LEARNING_LIMITS", "NTK_RESOLUTION"):
         with pytest.raises(AttributeError):
             getattr(jobs, name)
     from ntkviz.jobs._curves import local_slopes
