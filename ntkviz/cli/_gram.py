@@ -100,9 +100,11 @@ def check_output(out: str, inputs: list[str | None], suffixes=(".zarr", ".npy"))
     for name in inputs:
         if name is not None and Path(name).resolve() == resolved:
             raise CliError(f"--out {p} is one of the inputs; refusing to overwrite an input")
-    target = p if p.exists() else parent
-    if not os.access(target, os.W_OK):
-        raise CliError(f"--out {p}: {'store' if p.exists() else 'folder'} is not writable")
+    if p.suffix.lower() == ".zarr" and p.is_dir():  # tiles are written inside the store
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise CliError(f"--out {p}: store is not writable")
+    elif not os.access(parent, os.W_OK | os.X_OK):  # a new store, or a file replaced through a temporary one
+        raise CliError(f"--out folder {parent} is not writable")
     return p
 
 
@@ -137,8 +139,10 @@ def summary(label: str, run, seconds: float, client) -> str:
     cores = numba.get_num_threads() if client is None else client_cores(client)
     rate = pairs_per_second_per_core(run.pairs_computed, seconds, cores)
     rate_text = f"{rate:.1f} pairs/s/core" if run.pairs_computed else "nothing to compute"
+    damaged = run.tiles_damaged
+    repaired = f"; {damaged} damaged tile{'s' if damaged > 1 else ''} recomputed" if damaged else ""
     return (f"{label}: {run.pairs_computed} pairs in {run.tiles_computed} tile(s) "
-            f"({run.tiles_skipped} of {run.tiles_total} already done) in {seconds:.1f} s on "
+            f"({run.tiles_skipped} of {run.tiles_total} already done{repaired}) in {seconds:.1f} s on "
             f"{cores} core(s): {rate_text}")
 
 

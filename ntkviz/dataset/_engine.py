@@ -87,7 +87,7 @@ def _dask_tile(rows: np.ndarray, cols: np.ndarray | None, arch_dict: dict) -> tu
 
 def _pending(grid: TileGrid, targets: dict) -> Iterator[TileEvent | tuple[int, int]]:
     for i, j in grid.tiles():
-        if all(t.done(i, j) for t in targets.values()):
+        if all([t.done(i, j) for t in targets.values()]):  # every target checked: damage is counted
             yield TileEvent(0, (i, j), skipped=True)
         else:
             yield (i, j)

@@ -115,6 +115,12 @@ class GramRun:
                     self.tiles_computed += 1
             yield ev
 
+    @property
+    def tiles_damaged(self) -> int:
+        """Tiles found damaged in a store (recorded as written, but bytes that do not decode
+        or match their sha256): they are computed again."""
+        return len(set().union(*(t.damaged for t in self.targets.values())))
+
     def skipped_pairs(self, ev: TileEvent) -> int:
         return self.grid.pairs(*ev.tile) if ev.skipped else 0
 
