@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ntkviz.cli import CliError
 from ntkviz.cli._common import output_path
-from ntkviz.cli._gram import add_engine_arguments, add_model_argument, load_model
+from ntkviz.cli._gram import add_engine_arguments, add_model_argument, check_engine_arguments, load_model
 
 
 def register(sub) -> None:
@@ -108,6 +108,7 @@ def run(args) -> int:
                 arch.check_mode(k)
             except ValueError as exc:
                 raise CliError(f"--kernels {k}: {exc}") from None
+    check_engine_arguments(args)
     if args.cache is not None:
         cache = Path(args.cache)
         if cache.exists() and not cache.is_dir():

@@ -65,6 +65,15 @@ def add_engine_arguments(p) -> None:
                           "'dask scheduler' and 'dask worker tcp://HOST:8786')")
 
 
+def check_engine_arguments(args) -> None:
+    """Refuse a ``--scheduler`` address where no Dask scheduler answers (within seconds),
+    before the command writes anything."""
+    if getattr(args, "scheduler", None) is not None:
+        from ntkviz.dataset._gram import check_scheduler
+
+        check_scheduler(args.scheduler)
+
+
 def load_model(spec: str):
     """A preset name or a JSON architecture file -> Architecture (errors name the file)."""
     from ntkviz.core.conv.architecture import PRESETS, architecture_from_dict
@@ -162,6 +171,7 @@ def run(args) -> int:
         arch.check_mode(args.mode)
     except ValueError as exc:
         raise CliError(f"--mode: {exc}") from None
+    check_engine_arguments(args)
     zarr_out = out.suffix.lower() == ".zarr"
     run_ = GramRun(a, b, arch, (args.mode,), args.tile_size, {args.mode: out} if zarr_out else None)
     with dask_client(args.workers, args.scheduler) as client:
