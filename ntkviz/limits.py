@@ -29,6 +29,7 @@ SEED_RANGE = (0, 2**32 - 1)  # every random seed
 
 # --------------------------------------------------------------- Mercer spectra
 DIM_RANGE = (2, 1000)  # input dimension p (sphere S^{p-1})
+TARGET_COEFFICIENT_MAX = 1e100  # |c| of a target component k:c (powers c² and sums of squares stay finite)
 KMAX_RANGE = (0, 2000)  # highest degree k (the spectrum panel starts at 1)
 
 # --------------------------------------------------------------- convolutional kernels

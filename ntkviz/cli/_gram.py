@@ -16,6 +16,7 @@ kernels: :mod:`ntkviz.core.conv` (reference albietz/ckn_kernel HEAD).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -150,9 +151,14 @@ def summary(label: str, run, seconds: float, client) -> str:
     rate_text = f"{rate:.1f} pairs/s/core" if run.pairs_computed else "nothing to compute"
     damaged = run.tiles_damaged
     repaired = f"; {damaged} damaged tile{'s' if damaged > 1 else ''} recomputed" if damaged else ""
+    scaled = ""
+    if run.scale != 1.0:  # a power of two: say which, and why the values are still exact
+        power = -(math.frexp(run.scale)[1] - 1)
+        scaled = (f"; images scaled by 2^{power} for the computation, exact since K(c x, c y) = "
+                  f"c² K(x, y)")
     return (f"{label}: {run.pairs_computed} pairs in {run.tiles_computed} tile(s) "
             f"({run.tiles_skipped} of {run.tiles_total} already done{repaired}) in {seconds:.1f} s on "
-            f"{cores} core(s): {rate_text}")
+            f"{cores} core(s): {rate_text}{scaled}")
 
 
 def run(args) -> int:

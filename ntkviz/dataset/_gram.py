@@ -67,10 +67,10 @@ def _check_inputs(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds
 
 
 def _rescale_factor(a: np.ndarray, b: np.ndarray | None) -> float:
-    """The power of two the conv engine divides huge images by (1.0 for ordinary ones):
-    both kernels are homogeneous of degree 2, so ``K(x, y) = c^2 K(x / c, y / c)`` exactly,
-    while unscaled patch sums of pixels beyond ~2^64 would overflow. One factor for the
-    whole matrix, as :func:`ntkviz.core.conv.gram.gram_iter` does."""
+    """The power of two the conv engine divides huge or small images by (1.0 for images
+    whose largest pixel is in [1, 2^64]): both kernels are homogeneous of degree 2, so
+    ``K(x, y) = c^2 K(x / c, y / c)`` exactly (:func:`ntkviz.core.conv.gram.homogeneous_rescale`).
+    One factor for the whole matrix, as :func:`ntkviz.core.conv.gram.gram_iter` does."""
     from ntkviz.core.conv.gram import homogeneous_rescale
 
     peak = np.array([np.max(np.abs(a)), 0.0 if b is None else np.max(np.abs(b))])
@@ -107,7 +107,7 @@ class GramRun:
         in-process) and yield :class:`TileEvent` s; skipped tiles count as done."""
         c = self.scale
         a, b = (self.a, self.b) if c == 1.0 else (self.a / c, None if self.b is None else self.b / c)
-        for ev in run_tiles(a, b, self.arch, self.grid, self.targets, client, c * c):
+        for ev in run_tiles(a, b, self.arch, self.grid, self.targets, client, c):
             self.pairs_computed += ev.pairs
             if ev.tile is not None:
                 if ev.skipped:

@@ -32,8 +32,8 @@ THRESHOLD_MAX = 0.99
 def parse_target_text(text: str, kmax: int = LEARN_KMAX_RANGE[1]) -> dict:
     """``{"kind", "components", "threshold"}`` of a target text (ValueError naming ``target``
     and the allowed forms otherwise)."""
-    forms = ("allowed: k:c,... with degrees in [0, kmax] and finite c, harmonic:K, ridge:T, "
-             f"step:T with T in [-{THRESHOLD_MAX}, {THRESHOLD_MAX}], abs")
+    forms = (f"allowed: k:c,... with degrees in [0, kmax] and |c| <= {limits.TARGET_COEFFICIENT_MAX:g}, "
+             f"harmonic:K, ridge:T, step:T with T in [-{THRESHOLD_MAX}, {THRESHOLD_MAX}], abs")
     if not isinstance(text, str):
         raise ValueError(f"target must be text, got {text!r}")
     head, _, rest = text.strip().partition(":")
@@ -55,7 +55,7 @@ def parse_target_text(text: str, kmax: int = LEARN_KMAX_RANGE[1]) -> dict:
                     raise ValueError(token)
                 pairs.append((int(float(k)), float(c)))
         for k, c in pairs:
-            if not 0 <= k <= kmax or not math.isfinite(c):
+            if not 0 <= k <= kmax or not abs(c) <= limits.TARGET_COEFFICIENT_MAX:
                 raise ValueError(f"{k}:{c}")
         if len({k for k, _ in pairs}) != len(pairs):
             raise ValueError("repeated degree")
