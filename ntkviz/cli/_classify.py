@@ -50,24 +50,25 @@ def register(sub) -> None:
 
 
 def _kernels(text: str) -> tuple[str, ...]:
+    from ntkviz._text import parse_list
     from ntkviz.dataset._names import KERNELS
 
-    names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    bad = [k for k in names if k not in KERNELS]
-    if not names or bad:
-        raise CliError(f"--kernels must be a comma-separated subset of {','.join(KERNELS)}, got {text!r}")
-    return names
+    try:
+        return parse_list("--kernels", text, str, KERNELS, allow_blank=False)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _sizes(text: str, n_train: int) -> tuple[int, ...]:
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
+    if n_train < 2:
+        raise CliError(f"--train holds {n_train} image(s): too small a training set, kernel ridge "
+                       "classification needs at least 2 images")
     try:
-        sizes = number_list("--train-sizes", text, int)
+        sizes = parse_list("--train-sizes", text, int, allow_blank=False)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if not sizes:
-        raise CliError("--train-sizes needs at least one size")
     for n in sizes:
         if not 2 <= n <= n_train:
             raise CliError(f"--train-sizes must be in [2, {n_train}] (the training set size), got {n}")

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
+from ntkviz._text import check_distinct
 from ntkviz.dataset._names import DEFORM_FAMILIES, KERNELS, check_amplitude
 
 __all__ = ["ClassifySettings", "BUNDLED_DIGITS"]
@@ -46,8 +47,9 @@ class ClassifySettings:
             raise ValueError(f"architecture must be one of {', '.join(limits.ARCH_PRESETS)}, "
                              f"got {self.architecture!r}")
         kernels = tuple(self.kernels)
-        if not kernels or any(k not in KERNELS for k in kernels) or len(set(kernels)) != len(kernels):
-            raise ValueError(f"kernels must be distinct names among {', '.join(KERNELS)}, got {list(kernels)}")
+        if not kernels or any(k not in KERNELS for k in kernels):
+            raise ValueError(f"kernels must be names among {', '.join(KERNELS)}, got {list(kernels)}")
+        check_distinct("kernels", kernels, "name")
         if self.architecture == "M4" and "ntk" in kernels:
             raise ValueError("kernels: M4 (exp patch kernel) has no NTK; choose ckn and/or pixels")
         _int("test_size", self.test_size, 10, 500)
@@ -57,6 +59,7 @@ class ClassifySettings:
             raise ValueError(f"train_sizes must hold 1 to 20 sizes, got {len(sizes)}")
         for n in sizes:
             _int("train_sizes", n, 2, top)
+        check_distinct("train_sizes", sizes, "size")
         if self.ridge is not None and (isinstance(self.ridge, bool) or not isinstance(self.ridge, (int, float))
                                        or not (math.isfinite(self.ridge) and 0 < self.ridge <= 1e6)):
             raise ValueError(f"ridge must be in (0, 1e6] or None (cross-validation), got {self.ridge!r}")
@@ -70,6 +73,7 @@ class ClassifySettings:
                 raise ValueError(f"amplitudes must be finite numbers, got {a!r}")
             if self.family != "none":
                 check_amplitude(self.family, a)
+        check_distinct("amplitudes", amps, "amplitude")
         _int("seed", self.seed, *limits.SEED_RANGE)
         object.__setattr__(self, "kernels", kernels)
         object.__setattr__(self, "train_sizes", tuple(int(n) for n in sizes))

@@ -55,9 +55,9 @@ def parse_deform(text: str) -> tuple[str, tuple[float, ...]]:
     if not sep or family not in DEFORM_FAMILIES:
         raise ValueError(f"--deform must be FAMILY:A1,A2,... with FAMILY one of "
                          f"{', '.join(DEFORM_FAMILIES)}, got {text!r}")
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
-    amps = number_list("--deform amplitudes", values, float)
+    amps = parse_list("--deform amplitudes", values, float)
     if not amps:
         raise ValueError("--deform needs at least one amplitude, e.g. rotation:0,10,20")
     try:

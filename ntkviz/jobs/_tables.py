@@ -110,7 +110,7 @@ class SpectrumTableRequest:
     dim : int
         Input dimension ``p`` in ``DIM_RANGE`` (2..1000).
     kmax : int
-        Highest degree in ``KMAX_RANGE`` (0..2000).
+        Highest degree in ``KMAX_RANGE`` (1..2000).
     """
 
     spec: object

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
+from ntkviz._text import check_distinct
 from ntkviz.models._base import ParamModel, check_choice, check_float, check_int
 from ntkviz.models.kernel_curves import KernelChoice, choice_specs, kernel_specs
 
@@ -101,6 +102,7 @@ class GeneralisationParams(KernelChoice):
             raise ValueError(f"mc_sizes must be a non-empty list of integers, got {self.mc_sizes!r}")
         for v in self.mc_sizes:
             check_int("mc_sizes", v, MC_N_RANGE)
+        check_distinct("mc_sizes", self.mc_sizes, "size")
         check_int("seeds", self.seeds, SEEDS_RANGE)
         check_int("seed", self.seed, (0, 2**31 - 1))
         check_choice("view", self.view, VIEWS)

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ntkviz import limits
+from ntkviz._text import check_distinct
 from ntkviz.models._base import ParamModel, check_float, check_int
 
 __all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
@@ -71,9 +72,7 @@ class StabilityParams:
                              f"[0, {_N_BUNDLED - 1}], got {self.digits!r}")
         for d in self.digits:
             check_int("digits", d, (0, _N_BUNDLED - 1))
-        if len(set(self.digits)) != len(self.digits):
-            raise ValueError("digits must not repeat an index, got "
-                             f"{', '.join(map(str, self.digits))}")
+        check_distinct("digits", self.digits, "digit")
         lo, hi = limits.AMPLITUDE_RANGE
         for name in ("amplitude_min", "amplitude_max"):
             value = getattr(self, name)

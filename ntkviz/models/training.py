@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz.core.training._train_config import METRICS, frame_steps
+from ntkviz._text import check_distinct
 from ntkviz.models._base import ParamModel, check_bool, check_float, check_int
 
 __all__ = ["TrainingParams", "TrainingModel", "DEFAULT_METRICS", "LR_RANGE"]
@@ -101,8 +102,7 @@ class TrainingParams:
         for key in self.metrics:
             if key not in METRICS:
                 raise ValueError(f"metrics must be among {', '.join(METRICS)}; got {key!r}")
-        if len(set(self.metrics)) != len(self.metrics):
-            raise ValueError(f"metrics must not repeat a name, got {', '.join(self.metrics)}")
+        check_distinct("metrics", self.metrics, "name")
         check_int("frame", self.frame, (-1, self.frame_count() - 1))
 
     def frame_count(self) -> int:
