@@ -30,7 +30,8 @@ def test_classify_writes_csv_and_reuses_cache(data, tmp_path, capsys):
             "--deform", "rotation:0,20", "--cache", str(tmp_path / "cache"), "--ridge", "auto"]
     assert main(args + ["--out", str(out)]) == 0
     rows = list(csv.reader(out.open()))
-    assert rows[0] == ["kernel", "train_size", "deformation", "amplitude", "accuracy"]
+    assert rows[0] == ["kernel", "train_size", "deformation", "amplitude", "accuracy", "train_classes",
+                       "unseen_test_labels"]
     assert len(rows) == 1 + 3 * 2 * 2
     assert {r[0] for r in rows[1:]} == {"ckn", "ntk", "pixels"}
     assert all(0.0 <= float(r[4]) <= 1.0 for r in rows[1:])

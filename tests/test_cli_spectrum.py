@@ -16,7 +16,7 @@ def read_csv(path):
     """(header, the numeric columns k, multiplicity, mu, error_estimate as floats)."""
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0][4:] == ["log10_mu", "trustworthy"], rows[0]
+    assert rows[0][4:] == ["log10_mu", "trustworthy", "log10_multiplicity"], rows[0]
     return rows[0][:4], np.array([r[:4] for r in rows[1:]], dtype=np.float64)
 
 

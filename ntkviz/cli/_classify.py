@@ -3,7 +3,9 @@
 ``ntkviz classify --train TRAIN --test TEST --model M1 --kernels ckn,ntk,pixels
 --train-sizes 100,300,1000 [--ridge VALUE|auto] [--deform rotation:0,5,10,20]
 [--workers N | --scheduler ADDRESS] [--cache DIR] --out results.csv`` writes
-``kernel,train_size,deformation,amplitude,accuracy`` (accuracy in [0, 1]).
+``kernel,train_size,deformation,amplitude,accuracy,train_classes,unseen_test_labels``
+(accuracy in [0, 1]; the labels in the training set of that size and the test images
+whose label it never saw, warned about in one line when not 0).
 Method: :mod:`ntkviz.dataset.classify` (one-vs-rest kernel ridge regression).
 """
 from __future__ import annotations
@@ -13,8 +15,9 @@ import time
 from pathlib import Path
 
 from ntkviz.cli import CliError
-from ntkviz.cli._common import output_path
+from ntkviz.cli._common import int_in, output_path
 from ntkviz.cli._gram import add_engine_arguments, add_model_argument, check_engine_arguments, load_model
+from ntkviz.limits import SEED_RANGE
 
 
 def register(sub) -> None:
@@ -43,7 +46,8 @@ def register(sub) -> None:
                         "(amplitude = degrees, px, scale factor, shear, px, α)")
     p.add_argument("--cache", metavar="DIR", help="keep the conv Gram matrices as Zarr stores in DIR "
                                                   "(reused by later runs with the same inputs)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the training permutation and CV folds")
+    p.add_argument("--seed", type=int_in(*SEED_RANGE), default=0,
+                   help=f"seed of the training permutation and CV folds, in [{SEED_RANGE[0]}, {SEED_RANGE[1]}]")
     add_engine_arguments(p)
     p.add_argument("--out", required=True, metavar="results.csv", help="output CSV")
     p.set_defaults(func=run)
@@ -133,6 +137,9 @@ def run(args) -> int:
     header, rows = item.result.csv_table()
     assert tuple(header) == CSV_HEADER
     write_csv(out, header, rows)
+    note = item.result.coverage_warning()
+    if note:
+        print(f"ntkviz classify: warning: {note}", file=sys.stderr)
     best = ", ".join(f"{r[0]} {r[4]:.3f}" for r in rows if r[1] == max(sizes) and r[3] == amps[0])
     print(f"classify: {len(rows)} rows in {time.perf_counter() - start:.1f} s; n={max(sizes)}, "
           f"{family} {amps[0]:g}: {best}; wrote {out}", file=sys.stderr)

@@ -95,23 +95,42 @@ def float_in(lo: float, hi: float):
     return parse
 
 
-def output_path(path: str, suffixes: Sequence[str], inputs: Sequence[str] = ()) -> Path:
-    """Check an ``--out`` path: its suffix, that its folder exists and is writable, that it
-    is not a folder and not one of the ``inputs`` (a command never overwrites its input)."""
+def output_path(path: str, suffixes: Sequence[str], inputs: Sequence[str] = (), option: str = "--out") -> Path:
+    """Check an output path (``option``, ``--out`` by default): its suffix, that its folder
+    exists and a file can be created in it (tried, not guessed from permissions: root, or
+    a folder such as /proc, defeat those), that it is not a folder and not one of the
+    ``inputs`` (a command never overwrites its input)."""
     p = Path(path)
     if p.suffix.lower() not in suffixes:
-        raise CliError(f"--out must end in {' or '.join(suffixes)}, got {p.name!r}")
+        raise CliError(f"{option} must end in {' or '.join(suffixes)}, got {p.name!r}")
     parent = p.parent
     if not parent.is_dir():
-        raise CliError(f"--out folder {str(parent)!r} does not exist")
+        raise CliError(f"{option} folder {str(parent)!r} does not exist")
     if p.is_dir():
-        raise CliError(f"--out {str(p)!r} is a folder; give a file name ending in {' or '.join(suffixes)}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise CliError(f"--out folder {str(parent)!r} is not writable")
+        raise CliError(f"{option} {str(p)!r} is a folder; give a file name ending in {' or '.join(suffixes)}")
+    reason = unwritable_folder(parent)
+    if reason:
+        raise CliError(f"{option} folder {str(parent)!r} is not writable ({reason})")
     for given in inputs:
         if given is not None and p.exists() and Path(given).exists() and os.path.samefile(p, given):
-            raise CliError(f"--out {str(p)!r} is also an input; choose another output file")
+            raise CliError(f"{option} {str(p)!r} is also an input; choose another output file")
     return p
+
+
+def unwritable_folder(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (a temporary file is created and removed),
+    or None when one can."""
+    import tempfile
+
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "permission denied"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".ntkviz-write-test-", dir=folder)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    os.close(fd)
+    os.unlink(probe)
+    return None
 
 
 def add_kernel_arguments(p: argparse.ArgumentParser) -> None:

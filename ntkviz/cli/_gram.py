@@ -110,11 +110,16 @@ def check_output(out: str, inputs: list[str | None], suffixes=(".zarr", ".npy"))
     for name in inputs:
         if name is not None and Path(name).resolve() == resolved:
             raise CliError(f"--out {p} is one of the inputs; refusing to overwrite an input")
+    from ntkviz.cli._common import unwritable_folder
+
     if p.suffix.lower() == ".zarr" and p.is_dir():  # tiles are written inside the store
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise CliError(f"--out {p}: store is not writable")
-    elif not os.access(parent, os.W_OK | os.X_OK):  # a new store, or a file replaced through a temporary one
-        raise CliError(f"--out folder {parent} is not writable")
+        reason = unwritable_folder(p)
+        if reason:
+            raise CliError(f"--out {p}: store is not writable ({reason})")
+    else:  # a new store, or a file replaced through a temporary one beside it
+        reason = unwritable_folder(parent)
+        if reason:
+            raise CliError(f"--out folder {parent} is not writable ({reason})")
     return p
 
 

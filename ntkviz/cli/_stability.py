@@ -76,6 +76,12 @@ def run(args) -> int:
     from ntkviz.cli._common import progress_line
     from ntkviz.jobs import StabilityRequest
 
+    from ntkviz.dataset._names import check_family_amplitude
+
+    try:
+        check_family_amplitude(args.family, max(args.amplitudes), "--amplitudes")
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     arch = load_model(args.model)
     out = output_path(args.out, (".csv",))
     request = StabilityRequest(family=args.family, digits=swept_digits(args.digits, args.references),

@@ -5,7 +5,7 @@ import math
 
 from ntkviz import limits
 
-__all__ = ["KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude"]
+__all__ = ["KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude", "check_family_amplitude"]
 
 KERNELS = ("ckn", "ntk", "pixels")
 #: deformation family -> field of :class:`ntkviz.core.deformations.deform.Deformation` its amplitude sets
@@ -27,3 +27,12 @@ def check_amplitude(family: str, amplitude) -> float:
             or not (math.isfinite(amplitude) and lo <= amplitude <= hi):
         raise ValueError(f"{family} amplitude must be in [{lo:g}, {hi:g}] {unit}, got {amplitude!r}")
     return float(amplitude)
+
+
+def check_family_amplitude(family: str, amplitude: float, name: str) -> None:
+    """``ValueError("<name> must be at most <top> <unit> for the <family> family, got …")`` when
+    a (positive) sweep amplitude is beyond what ``family`` allows (rotation: 360 degrees);
+    ``name`` is what the user set (an option or a field), never the deformation's own field."""
+    (_, hi), unit = FAMILY_RANGES[family]
+    if amplitude > hi:
+        raise ValueError(f"{name} must be at most {hi:g} {unit} for the {family} family, got {amplitude:g}")

@@ -416,23 +416,26 @@ class SpectrumResponse:
 
     def csv_table(self, view: str = "spectrum") -> tuple[list[str], list[list]]:
         """``(header, rows)``: ``"spectrum"`` one row per (kernel, k) with the status
-        (shown / zero / unresolved), ``N(p,k)`` as an exact integer, ``log10_mu`` (finite
-        far below 1e-308; an empty cell at exact zeros and unresolved points) and ``trustworthy``;
+        (shown / zero / unresolved), ``N(p,k)`` as an exact integer (beyond float64 at large
+        p and k: read it as text, or use ``log10_N(p,k)``), ``log10_mu`` (finite far below
+        1e-308; an empty cell at exact zeros and unresolved points), ``trustworthy`` and
+        ``log10_N(p,k)``;
         or ``"slope"`` one row per local slope."""
         if view == "spectrum":
-            from ntkviz.core.spectra.harmonics import exact_multiplicities
+            from ntkviz.core.spectra.harmonics import exact_multiplicities, log10_multiplicity
 
             header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
-                      "log10_mu", "trustworthy"]
+                      "log10_mu", "trustworthy", "log10_N(p,k)"]
             rows = []
             for s in self.series:
                 status = np.where(s.zero, "zero", np.where(s.unresolved, "unresolved", "shown"))
                 exact = exact_multiplicities(self.request.dim, int(s.k.max()))
+                logs = log10_multiplicity(self.request.dim, s.k)
                 for i in range(len(s.k)):
                     rows.append([s.label, self.request.dim, int(s.k[i]), exact[int(s.k[i])],
                                  float(s.mu[i]), float(s.error_estimate[i]), float(s.y[i]),
                                  str(status[i]), _finite_or_blank(s.log10_mu[i]),
-                                 bool(s.trustworthy[i])])
+                                 bool(s.trustworthy[i]), float(logs[i])])
             return header, rows
         if view == "slope":
             header = ["kernel", "k_mid", "local_slope"]

@@ -38,6 +38,7 @@ from ntkviz.core.conv.architecture import Architecture
 from ntkviz.core.conv.gram import _image_norms, _rel_distances
 from ntkviz.core.deformations import deform as core_deform
 from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits, prepare_user_image
+from ntkviz.dataset._names import check_family_amplitude
 from ntkviz.jobs._run import run_to_end
 
 __all__ = [
@@ -448,6 +449,7 @@ class StabilityRequest:
             raise ValueError("amplitudes must be > 0 (log-log axis)")
         if len(set(amps)) < len(amps):
             raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
+        check_family_amplitude(self.family, max(amps), "amplitudes")
         object.__setattr__(self, "digits", digits)
         object.__setattr__(self, "amplitudes", tuple(sorted(amps)))
         object.__setattr__(self, "seeds", seeds)

@@ -22,7 +22,7 @@ __all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "Spectru
            "SPECTRUM_COLUMNS"]
 
 #: the columns of ``Spectrum.rows()`` (the CSV of ``ntkviz spectrum``)
-SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "trustworthy")
+SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "trustworthy", "log10_multiplicity")
 
 
 def _spec(spec):
@@ -93,11 +93,14 @@ class SpectrumTable:
     spectrum: object
 
     def csv_table(self) -> tuple[list[str], list[list]]:
-        """One row per degree: ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy``
-        (``Spectrum.rows()``: the multiplicity an exact integer; ``log10_mu`` the base-10
-        logarithm of μ_k, also below the float64 range, blank for exact zeros and values
-        below the resolution; ``trustworthy`` whether μ_k is vouched for)."""
-        return list(SPECTRUM_COLUMNS), [list(row) for row in self.spectrum.rows()]
+        """One row per degree: ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy,
+        log10_multiplicity`` (``Spectrum.rows()``: the multiplicity an exact integer, beyond
+        float64 at large p and k -- read it as text, or use ``log10_multiplicity``, its
+        base-10 logarithm, finite everywhere; ``log10_mu`` the base-10 logarithm of μ_k, also
+        below the float64 range, blank for exact zeros and values below the resolution;
+        ``trustworthy`` whether μ_k is vouched for)."""
+        logs = self.spectrum.log10_multiplicity
+        return list(SPECTRUM_COLUMNS), [[*row, float(logs[i])] for i, row in enumerate(self.spectrum.rows())]
 
 
 @dataclass(frozen=True)

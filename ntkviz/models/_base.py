@@ -187,8 +187,12 @@ def _convert(name: str, hint: Any, value: Any):
 
 
 def shown(value) -> str:
-    """``repr(value)`` cut to 24 characters (a 400-digit number stays one short line)."""
-    text = repr(value)
+    """``repr(value)`` cut to 24 characters (a 400-digit number stays one short line; an
+    integer too long for ``repr`` is described)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int beyond Python's str conversion limit (4300 digits by default)
+        return "an integer of over 4300 digits"
     return text if len(text) <= 24 else text[:21] + "…"
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz._text import check_distinct
+from ntkviz.dataset._names import check_family_amplitude
 from ntkviz.models._base import ParamModel, check_float, check_int
 
 __all__ = ["StabilityParams", "StabilityModel", "FAMILY_AXES", "family_defaults", "amplitudes",
@@ -79,6 +80,7 @@ class StabilityParams:
             check_float(name, value, (lo, hi))
             if value <= lo:
                 raise ValueError(f"{name} must be in ({lo:g}, {hi:g}] (log axis), got {value!r}")
+        check_family_amplitude(self.family, self.amplitude_max, "amplitude_max")
         if self.amplitude_min > self.amplitude_max:
             raise ValueError(f"amplitude_min must be <= amplitude_max, got "
                              f"{self.amplitude_min:g} > {self.amplitude_max:g}")

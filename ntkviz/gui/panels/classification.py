@@ -202,7 +202,9 @@ class QtClassificationPanel(OnDemandPanel):
         self._draw(response)
         ridges = "; ".join(f"{STYLE[k][0]} {lam:g}"
                            for (k, n), lam in response.result.ridges.items() if n == max(response.train_sizes))
-        self.info.setText(f"done. ridge (relative) at n = {max(response.train_sizes)}: {ridges}")
+        note = response.result.coverage_warning()
+        self.info.setText(f"done. ridge (relative) at n = {max(response.train_sizes)}: {ridges}"
+                          + (f"\nwarning: {note}" if note else ""))
 
     def _draw(self, response) -> None:
         self.partial = response
