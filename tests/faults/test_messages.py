@@ -220,5 +220,8 @@ def test_spectrum_csv_keeps_exact_multiplicities_and_their_log10(tmp_path, capsy
 def test_readme_says_how_to_read_the_multiplicities():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert "log10_multiplicity" in readme
+    import re
+
+    readme = re.sub(r"\s+", "", (Path(__file__).resolve().parents[2] / "README.md").read_text())
+    assert "log10_mu,trustworthy,log10_multiplicity" in readme  # the spectrum CSV's columns
+    assert "dtype={\"multiplicity\":str}" in readme  # and how to read the exact integers
