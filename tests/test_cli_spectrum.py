@@ -158,7 +158,7 @@ def test_log10_and_trustworthy_columns(tmp_path):
     assert main(["spectrum", "--name", "arccos1", "--dim", "3", "--kmax", "9", "--out", str(out)]) == 0
     with open(out, newline="") as fh:
         rows = list(csv.reader(fh))[1:]
-    for k, n, mu, err, lg, ok in rows:
+    for k, n, mu, err, lg, ok, _ in rows:
         if float(mu) > 0:
             assert float(lg) == pytest.approx(np.log10(float(mu)), rel=1e-13, abs=1e-13)
             assert ok == "True"

@@ -34,7 +34,7 @@ def _list_type(kind: type, choices: Sequence[str] | None = None, check=None):
 
     def parse(text: str) -> list:
         try:
-            values = list(parse_list("values", text, kind, choices, allow_blank=False))
+            values = list(parse_list("list", text, kind, choices, allow_blank=False))
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
         for v in values:
