@@ -33,8 +33,10 @@ def parse_list(name: str, text, kind: type = int, choices: Sequence[str] | None 
 
     ``ValueError`` messages (``<name>`` is the option or field):
 
-    * ``<name> must be integers|numbers|names separated by commas, got '<text>'`` -- an empty
-      entry or an entry that is not of the kind (a non-finite number included);
+    * ``<name> must be integers|numbers|names separated by commas, got '<text>' (an entry is
+      empty: use single commas)``;
+    * ``<name> must be integers|numbers separated by commas, got '<text>'`` -- an entry that is
+      not of the kind (a non-finite number included);
     * ``<name> must be among a, b, c, got '<entry>'`` -- a name outside ``choices``;
     * ``<name> must not repeat a value, got <v> twice`` -- a repeated value;
     * ``<name> needs at least one value`` -- blank text with ``allow_blank=False``.
@@ -46,6 +48,9 @@ def parse_list(name: str, text, kind: type = int, choices: Sequence[str] | None 
         raise ValueError(f"{name} needs at least one value")
     values = []
     for token in (t.strip() for t in text.split(",")):
+        if not token:
+            raise ValueError(f"{name} must be {_KIND_WORDS[kind]} separated by commas, got {text!r} (an entry "
+                             "is empty: use single commas)")
         value = _entry(token, kind)
         if value is None:
             raise ValueError(f"{name} must be {_KIND_WORDS[kind]} separated by commas, got {text!r}")
@@ -57,8 +62,6 @@ def parse_list(name: str, text, kind: type = int, choices: Sequence[str] | None 
 
 
 def _entry(token: str, kind: type):
-    if not token:
-        return None
     if kind is str:
         return token
     try:

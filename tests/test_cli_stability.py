@@ -36,7 +36,7 @@ def test_stability_csv_is_the_request(tmp_path, capsys):
 
 @pytest.mark.parametrize("args,match", [
     (["--amplitudes", "0.5,0.1"], "increasing"),
-    (["--amplitudes", "0.1,0.1"], "increasing"),
+    (["--amplitudes", "0.1,0.1"], "must not repeat a value"),
     (["--amplitudes", "0,0.1"], "--amplitudes"),
     (["--amplitudes", "0.1,,0.2"], "empty"),
     (["--digits", "2000", "--references", "1"], "--digits must be at most 990 with --references 1"),

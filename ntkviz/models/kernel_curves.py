@@ -21,8 +21,9 @@ __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_cho
 
 def parse_name_list(name: str, text: str, allowed: tuple) -> tuple[str, ...]:
     """``"ntk,arccos1"`` -> ``("ntk", "arccos1")``: :func:`ntkviz._text.parse_list` of names
-    among ``allowed`` (empty entries, repeats and unknown names refused)."""
-    return parse_list(name, text, str, tuple(allowed), allow_blank=False)
+    among ``allowed`` (empty entries, repeats and unknown names refused; any name when
+    ``allowed`` is empty)."""
+    return parse_list(name, text, str, tuple(allowed) or None, allow_blank=False)
 
 
 def parse_int_list(name: str, text: str) -> tuple[int, ...]:
