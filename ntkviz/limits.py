@@ -31,8 +31,9 @@ SEED_RANGE = (0, 2**32 - 1)  # every random seed
 
 # --------------------------------------------------------------- Mercer spectra
 DIM_RANGE = (2, 1000)  # input dimension p (sphere S^{p-1})
-KMAX_RANGE = (0, 2000)  # highest degree k (the spectrum panel starts at 1)
-SPECTRUM_KMAX_RANGE = (1, KMAX_RANGE[1])  # the spectrum panel: k = 0 has no place on a log axis
+TARGET_COEFFICIENT_MAX = 1e100  # |c| of a target component k:c (powers c² and sums of squares stay finite)
+KMAX_RANGE = (1, 2000)  # highest degree k of a spectrum: the table (from k = 0) and the panel (from k = 1)
+SPECTRUM_KMAX_RANGE = KMAX_RANGE  # the spectrum panel: k = 0 has no place on a log axis
 
 # --------------------------------------------------------------- convolutional kernels
 ARCH_PRESETS = ("M1", "M2", "M3", "M4")  # the keys of ntkviz.core.conv.architecture.PRESETS

@@ -30,7 +30,8 @@ def test_classify_writes_csv_and_reuses_cache(data, tmp_path, capsys):
             "--deform", "rotation:0,20", "--cache", str(tmp_path / "cache"), "--ridge", "auto"]
     assert main(args + ["--out", str(out)]) == 0
     rows = list(csv.reader(out.open()))
-    assert rows[0] == ["kernel", "train_size", "deformation", "amplitude", "accuracy"]
+    assert rows[0] == ["kernel", "train_size", "deformation", "amplitude", "accuracy", "train_classes",
+                       "unseen_test_labels"]
     assert len(rows) == 1 + 3 * 2 * 2
     assert {r[0] for r in rows[1:]} == {"ckn", "ntk", "pixels"}
     assert all(0.0 <= float(r[4]) <= 1.0 for r in rows[1:])
@@ -42,7 +43,7 @@ def test_classify_writes_csv_and_reuses_cache(data, tmp_path, capsys):
 
 @pytest.mark.parametrize("extra,match", [
     (["--train-sizes", "1000"], r"--train-sizes must be in \[2, 40\]"),
-    (["--kernels", "ckn,foo"], "--kernels must be a comma-separated subset"),
+    (["--kernels", "ckn,foo"], "--kernels must be among ckn, ntk, pixels, got .foo."),
     (["--ridge", "-1"], "--ridge must be in"),
     (["--deform", "spin:1"], "FAMILY one of"),
 ])
@@ -77,7 +78,7 @@ def test_export_classification_csv_is_the_jobs_table(tmp_path, monkeypatch):
                            amplitudes=(0.0, 30.0))().csv_table("deformation")
     rows = list(csv.reader(out.open()))
     assert rows[0] == want[0]
-    assert [[r[0], int(r[1]), r[2], float(r[3]), float(r[4])] for r in rows[1:]] == want[1]
+    assert [[r[0], int(r[1]), r[2], float(r[3]), float(r[4]), int(r[5]), int(r[6])] for r in rows[1:]] == want[1]
     assert main(["export", "classification", "--train-sizes", "1", "--out", str(out)]) == 2
 
 

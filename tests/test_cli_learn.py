@@ -47,7 +47,7 @@ def test_no_empirical_and_large_n(tmp_path, capsys):
 @pytest.mark.parametrize("bad,needle", [
     (["--target", "1001:1"], "degrees in [0, 1000]"),
     (["--target=-1:1"], "--target '-1:1' is not valid"),
-    (["--target", "1:nan"], "finite c"),
+    (["--target", "1:nan"], "|c| <= 1e+100"),
     (["--ridge", "-1"], "--ridge"),
     (["--noise", "-0.1"], "--noise"),
     (["--n", "0"], "--n must be integers in [1, 10000000]"),

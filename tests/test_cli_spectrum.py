@@ -16,7 +16,7 @@ def read_csv(path):
     """(header, the numeric columns k, multiplicity, mu, error_estimate as floats)."""
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0][4:] == ["log10_mu", "trustworthy", "log10_trustworthy"], rows[0]
+    assert rows[0][4:] == ["log10_mu", "trustworthy", "log10_trustworthy", "log10_multiplicity"], rows[0]
     return rows[0][:4], np.array([r[:4] for r in rows[1:]], dtype=np.float64)
 
 
@@ -158,7 +158,7 @@ def test_log10_and_trustworthy_columns(tmp_path):
     assert main(["spectrum", "--name", "arccos1", "--dim", "3", "--kmax", "9", "--out", str(out)]) == 0
     with open(out, newline="") as fh:
         rows = list(csv.reader(fh))[1:]
-    for k, n, mu, err, lg, ok, log_ok in rows:
+    for k, n, mu, err, lg, ok, log_ok, _ in rows:
         if float(mu) > 0:
             assert float(lg) == pytest.approx(np.log10(float(mu)), rel=1e-13, abs=1e-13)
             assert ok == "True" and log_ok == "True"

@@ -36,7 +36,7 @@ def test_stability_csv_is_the_request(tmp_path, capsys):
 
 @pytest.mark.parametrize("args,match", [
     (["--amplitudes", "0.5,0.1"], "increasing"),
-    (["--amplitudes", "0.1,0.1"], "increasing"),
+    (["--amplitudes", "0.1,0.1"], "must not repeat a value"),
     (["--amplitudes", "0,0.1"], "--amplitudes"),
     (["--amplitudes", "0.1,,0.2"], "empty"),
     (["--digits", "2000", "--references", "1"], "--digits must be at most 990 with --references 1"),
@@ -51,7 +51,7 @@ def test_stability_csv_is_the_request(tmp_path, capsys):
     (["--scattering-j", "3"], "--scattering-j applies to the scattering map only"),
     (["--maps", "scattering", "--scattering-l", "0"], "--scattering-l"),
     (["--maps", "scattering", "--scattering-j", "5"], "J = 5 needs image sides >= 2^J = 32"),
-    (["--family", "dilation", "--amplitudes", "0.5,2"], "dilation family are s"),
+    (["--family", "dilation", "--amplitudes", "0.5,2"], "at most 0.95 (s = ||∇τ||∞) for the dilation family"),
 ])
 def test_stability_errors(tmp_path, capsys, args, match):
     try:

@@ -210,7 +210,8 @@ def test_spectrum_csv():
     r = SpectrumRequest(specs=(NTK2, K1), dim=5, kmax=10)()
     header, rows = r.csv_table("spectrum")
     assert header == ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
-                      "log10_mu", "trustworthy", "log10_trustworthy"]
+                      "log10_mu", "trustworthy", "log10_trustworthy", "log10_N(p,k)"]
+    assert [row[11] for row in rows[:11]] == pytest.approx([math.log10(row[3]) for row in rows[:11]], rel=1e-14)
     assert len(rows) == 22
     assert [row[3] for row in rows[:11]] == [1, 5] + [
         (2 * k + 3) * math.comb(k + 2, 3) // k for k in range(2, 11)]  # N(5, k), exact ints

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "infimnist", "stability", "learn",
@@ -25,10 +26,26 @@ class CliError(Exception):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are a single line and exit code 2."""
+    """An ArgumentParser whose errors are a single line and exit code 2.
+
+    A value that starts with a minus sign and a digit -- ``--target -1:1``,
+    ``--amplitudes -1,0.1``, ``--u -0.5,0`` -- is read as the option's value, as argparse
+    does for a plain negative number (no option of ntkviz looks like one). Should a
+    value still be taken for an option, the message says to write ``--option=VALUE``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse's test for "a negative number, not an option" (it reads only -1 and -.5)
+        self._negative_number_matcher = _NEGATIVE_VALUE
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        if message.endswith("expected one argument"):
+            message += " (a value that starts with '-' is written --option=VALUE, e.g. --target=-1:1)"
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+#: a minus sign, then a digit (or a point and a digit): a value such as -1, -.5, -1:1, -1,0.1
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d\S*$")
 
 
 def build_parser() -> argparse.ArgumentParser:

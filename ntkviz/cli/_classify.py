@@ -4,7 +4,9 @@
 --train-sizes 100,300,1000 [--ridge VALUE|auto] [--deform rotation:0,5,10,20]
 [--scattering-j J --scattering-l L]
 [--workers N | --scheduler ADDRESS] [--cache DIR] --out results.csv`` writes
-``kernel,train_size,deformation,amplitude,accuracy`` (accuracy in [0, 1]).
+``kernel,train_size,deformation,amplitude,accuracy,train_classes,unseen_test_labels``
+(accuracy in [0, 1]; the labels in the training set of that size and the test images
+whose label it never saw, warned about in one line when not 0).
 Method: :mod:`ntkviz.dataset.classify` (one-vs-rest kernel ridge regression).
 """
 from __future__ import annotations
@@ -14,9 +16,10 @@ import time
 from pathlib import Path
 
 from ntkviz.cli import CliError
-from ntkviz.cli._common import output_path
-from ntkviz.cli._gram import add_engine_arguments, add_model_argument, load_model
+from ntkviz.cli._common import int_in, output_path
+from ntkviz.cli._gram import add_engine_arguments, add_model_argument, check_engine_arguments, load_model
 from ntkviz.cli._scattering_args import add_scattering_arguments, scattering_params
+from ntkviz.limits import SEED_RANGE
 
 
 def register(sub) -> None:
@@ -46,7 +49,8 @@ def register(sub) -> None:
                         "(amplitude = degrees, px, scale factor, shear, px, α)")
     p.add_argument("--cache", metavar="DIR", help="keep the conv Gram matrices as Zarr stores in DIR "
                                                   "(reused by later runs with the same inputs)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the training permutation and CV folds")
+    p.add_argument("--seed", type=int_in(*SEED_RANGE), default=0,
+                   help=f"seed of the training permutation and CV folds, in [{SEED_RANGE[0]}, {SEED_RANGE[1]}]")
     add_scattering_arguments(p, "--kernels")
     add_engine_arguments(p)
     p.add_argument("--out", required=True, metavar="results.csv", help="output CSV")
@@ -54,24 +58,25 @@ def register(sub) -> None:
 
 
 def _kernels(text: str) -> tuple[str, ...]:
+    from ntkviz._text import parse_list
     from ntkviz.dataset._names import ALL_KERNELS
 
-    names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    bad = [k for k in names if k not in ALL_KERNELS]
-    if not names or bad:
-        raise CliError(f"--kernels must be a comma-separated subset of {','.join(ALL_KERNELS)}, got {text!r}")
-    return names
+    try:
+        return parse_list("--kernels", text, str, ALL_KERNELS, allow_blank=False)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _sizes(text: str, n_train: int) -> tuple[int, ...]:
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
+    if n_train < 2:
+        raise CliError(f"--train holds {n_train} image(s): too small a training set, kernel ridge "
+                       "classification needs at least 2 images")
     try:
-        sizes = number_list("--train-sizes", text, int)
+        sizes = parse_list("--train-sizes", text, int, allow_blank=False)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if not sizes:
-        raise CliError("--train-sizes needs at least one size")
     for n in sizes:
         if not 2 <= n <= n_train:
             raise CliError(f"--train-sizes must be in [2, {n_train}] (the training set size), got {n}")
@@ -118,6 +123,7 @@ def run(args) -> int:
                 arch.check_mode(k)
             except ValueError as exc:
                 raise CliError(f"--kernels {k}: {exc}") from None
+    check_engine_arguments(args)
     if args.cache is not None:
         cache = Path(args.cache)
         if cache.exists() and not cache.is_dir():
@@ -141,6 +147,9 @@ def run(args) -> int:
     header, rows = item.result.csv_table()
     assert tuple(header) == CSV_HEADER
     write_csv(out, header, rows)
+    note = item.result.coverage_warning()
+    if note:
+        print(f"ntkviz classify: warning: {note}", file=sys.stderr)
     best = ", ".join(f"{r[0]} {r[4]:.3f}" for r in rows if r[1] == max(sizes) and r[3] == amps[0])
     print(f"classify: {len(rows)} rows in {time.perf_counter() - start:.1f} s; n={max(sizes)}, "
           f"{family} {amps[0]:g}: {best}; wrote {out}", file=sys.stderr)

@@ -26,55 +26,37 @@ def _number(token: str) -> float:
     return value
 
 
-def _tokens(text: str) -> list[str]:
-    """Comma-separated tokens; an empty one (``"0.5,,0.2"``, ``","``) is an error."""
-    tokens = [t.strip() for t in text.split(",")]
-    if any(not t for t in tokens):
-        raise argparse.ArgumentTypeError(f"expected comma-separated values without empty entries, "
-                                         f"got {text!r}")
-    return tokens
+def _list_type(kind: type, choices: Sequence[str] | None = None, check=None):
+    """argparse ``type=`` over :func:`ntkviz._text.parse_list` (the one rule for lists: no
+    empty entry, no value twice); ``check`` refuses a value out of range. argparse puts
+    the option's name in front of the message."""
+    from ntkviz._text import parse_list
 
-
-def float_list(text: str) -> list[float]:
-    """Parse ``"0.1,0.5,1"`` into finite floats (argparse ``type=``)."""
-    tokens = _tokens(text)
-    try:
-        return [_number(t) for t in tokens]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated finite numbers, got {text!r}") from None
-
-
-def int_list(lo: int, hi: int):
-    """argparse ``type=`` for comma-separated distinct integers in ``[lo, hi]``."""
-
-    def parse(text: str) -> list[int]:
-        values = [_int_in(t, lo, hi) for t in _tokens(text)]
-        _no_duplicates(values)
+    def parse(text: str) -> list:
+        try:
+            values = list(parse_list("list", text, kind, choices, allow_blank=False))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        for v in values:
+            if check is not None:
+                check(v)
         return values
 
     return parse
 
 
+#: ``"0.1,0.5,1"`` -> finite floats (argparse ``type=``)
+float_list = _list_type(float)
+
+
+def int_list(lo: int, hi: int | None):
+    """argparse ``type=`` for comma-separated distinct integers in ``[lo, hi]``."""
+    return _list_type(int, check=lambda v: _int_in(str(v), lo, hi))
+
+
 def choice_list(choices: Sequence[str]):
     """argparse ``type=`` for comma-separated distinct names among ``choices``."""
-
-    def parse(text: str) -> list[str]:
-        names = _tokens(text)
-        for name in names:
-            if name not in choices:
-                raise argparse.ArgumentTypeError(f"must be among {', '.join(choices)}, got {name!r}")
-        _no_duplicates(names)
-        return names
-
-    return parse
-
-
-def _no_duplicates(values: list) -> None:
-    seen = set()
-    for v in values:
-        if v in seen:
-            raise argparse.ArgumentTypeError(f"lists {v!r} twice; give each value once")
-        seen.add(v)
+    return _list_type(str, tuple(choices))
 
 
 def _int_in(text: str, lo: int, hi: int | None) -> int:
@@ -113,23 +95,42 @@ def float_in(lo: float, hi: float):
     return parse
 
 
-def output_path(path: str, suffixes: Sequence[str], inputs: Sequence[str] = ()) -> Path:
-    """Check an ``--out`` path: its suffix, that its folder exists and is writable, that it
-    is not a folder and not one of the ``inputs`` (a command never overwrites its input)."""
+def output_path(path: str, suffixes: Sequence[str], inputs: Sequence[str] = (), option: str = "--out") -> Path:
+    """Check an output path (``option``, ``--out`` by default): its suffix, that its folder
+    exists and a file can be created in it (tried, not guessed from permissions: root, or
+    a folder such as /proc, defeat those), that it is not a folder and not one of the
+    ``inputs`` (a command never overwrites its input)."""
     p = Path(path)
     if p.suffix.lower() not in suffixes:
-        raise CliError(f"--out must end in {' or '.join(suffixes)}, got {p.name!r}")
+        raise CliError(f"{option} must end in {' or '.join(suffixes)}, got {p.name!r}")
     parent = p.parent
     if not parent.is_dir():
-        raise CliError(f"--out folder {str(parent)!r} does not exist")
+        raise CliError(f"{option} folder {str(parent)!r} does not exist")
     if p.is_dir():
-        raise CliError(f"--out {str(p)!r} is a folder; give a file name ending in {' or '.join(suffixes)}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise CliError(f"--out folder {str(parent)!r} is not writable")
+        raise CliError(f"{option} {str(p)!r} is a folder; give a file name ending in {' or '.join(suffixes)}")
+    reason = unwritable_folder(parent)
+    if reason:
+        raise CliError(f"{option} folder {str(parent)!r} is not writable ({reason})")
     for given in inputs:
         if given is not None and p.exists() and Path(given).exists() and os.path.samefile(p, given):
-            raise CliError(f"--out {str(p)!r} is also an input; choose another output file")
+            raise CliError(f"{option} {str(p)!r} is also an input; choose another output file")
     return p
+
+
+def unwritable_folder(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (a temporary file is created and removed),
+    or None when one can."""
+    import tempfile
+
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "permission denied"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".ntkviz-write-test-", dir=folder)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    os.close(fd)
+    os.unlink(probe)
+    return None
 
 
 def add_kernel_arguments(p: argparse.ArgumentParser) -> None:
@@ -160,15 +161,22 @@ def kernel_spec(args):
     arc-cosine kernel) are refused rather than ignored."""
     from ntkviz.core.kernels.dotkernel import KernelSpec
 
-    if args.name in ARCCOS_KERNELS:
-        for option in ("depth", "bias", "activation"):
-            if getattr(args, option) is not None:
-                raise CliError(f"--{option} does not apply to {args.name} (a single arc-cosine map "
-                               f"without depth, bias or activation); use ntk or nngp, or leave it out")
+    refuse_deep_options(args, [args.name])
     depth = 2 if args.depth is None else args.depth
     bias = 0.0 if args.bias is None else args.bias
     activation = DEFAULT_ACTIVATION if args.activation is None else args.activation
     return KernelSpec(args.name, depth, bias, activation, args.normalize)
+
+
+def refuse_deep_options(args, kernels) -> None:
+    """Refuse --depth, --bias and --activation (given, i.e. not None) when none of ``kernels``
+    is a deep NTK/NNGP: the single arc-cosine maps have no depth, bias or activation."""
+    if any(k not in ARCCOS_KERNELS for k in kernels):
+        return
+    for option in ("depth", "bias", "activation"):
+        if getattr(args, option, None) is not None:
+            raise CliError(f"--{option} applies to ntk and nngp only, not to {','.join(kernels)} (a single "
+                           "arc-cosine map has no depth, bias or activation); leave it out")
 
 
 def progress_line(label: str, fraction: float, final: bool = False) -> None:

@@ -16,6 +16,7 @@ kernels: :mod:`ntkviz.core.conv` (reference albietz/ckn_kernel HEAD).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -66,6 +67,15 @@ def add_engine_arguments(p) -> None:
                           "'dask scheduler' and 'dask worker tcp://HOST:8786')")
 
 
+def check_engine_arguments(args) -> None:
+    """Refuse a ``--scheduler`` address where no Dask scheduler answers (within seconds),
+    before the command writes anything."""
+    if getattr(args, "scheduler", None) is not None:
+        from ntkviz.dataset._gram import check_scheduler
+
+        check_scheduler(args.scheduler)
+
+
 def load_model(spec: str):
     """A preset name or a JSON architecture file -> Architecture (errors name the file)."""
     from ntkviz.core.conv.architecture import PRESETS, architecture_from_dict
@@ -101,9 +111,16 @@ def check_output(out: str, inputs: list[str | None], suffixes=(".zarr", ".npy"))
     for name in inputs:
         if name is not None and Path(name).resolve() == resolved:
             raise CliError(f"--out {p} is one of the inputs; refusing to overwrite an input")
-    target = p if p.exists() else parent
-    if not os.access(target, os.W_OK):
-        raise CliError(f"--out {p}: {'store' if p.exists() else 'folder'} is not writable")
+    from ntkviz.cli._common import unwritable_folder
+
+    if p.suffix.lower() == ".zarr" and p.is_dir():  # tiles are written inside the store
+        reason = unwritable_folder(p)
+        if reason:
+            raise CliError(f"--out {p}: store is not writable ({reason})")
+    else:  # a new store, or a file replaced through a temporary one beside it
+        reason = unwritable_folder(parent)
+        if reason:
+            raise CliError(f"--out folder {parent} is not writable ({reason})")
     return p
 
 
@@ -138,9 +155,16 @@ def summary(label: str, run, seconds: float, client) -> str:
     cores = numba.get_num_threads() if client is None else client_cores(client)
     rate = pairs_per_second_per_core(run.pairs_computed, seconds, cores)
     rate_text = f"{rate:.1f} pairs/s/core" if run.pairs_computed else "nothing to compute"
+    damaged = run.tiles_damaged
+    repaired = f"; {damaged} damaged tile{'s' if damaged > 1 else ''} recomputed" if damaged else ""
+    scaled = ""
+    if run.scale != 1.0:  # a power of two: say which, and why the values are still exact
+        power = -(math.frexp(run.scale)[1] - 1)
+        scaled = (f"; images scaled by 2^{power} for the computation, exact since K(c x, c y) = "
+                  f"c² K(x, y)")
     return (f"{label}: {run.pairs_computed} pairs in {run.tiles_computed} tile(s) "
-            f"({run.tiles_skipped} of {run.tiles_total} already done) in {seconds:.1f} s on "
-            f"{cores} core(s): {rate_text}")
+            f"({run.tiles_skipped} of {run.tiles_total} already done{repaired}) in {seconds:.1f} s on "
+            f"{cores} core(s): {rate_text}{scaled}")
 
 
 def run(args) -> int:
@@ -160,6 +184,7 @@ def run(args) -> int:
         arch.check_mode(args.mode)
     except ValueError as exc:
         raise CliError(f"--mode: {exc}") from None
+    check_engine_arguments(args)
     zarr_out = out.suffix.lower() == ".zarr"
     run_ = GramRun(a, b, arch, (args.mode,), args.tile_size, {args.mode: out} if zarr_out else None)
     with dask_client(args.workers, args.scheduler) as client:

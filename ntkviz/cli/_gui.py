@@ -6,7 +6,8 @@ file, a file that is not an ntkviz session, an unknown panel or any invalid
 parameter is refused with one line naming it (exit code 2), so the app never
 starts from a half-applied session. ``--tab`` must name a declared panel (or its earlier name).
 
-``--screenshot`` saves the window once the tab has drawn. A tab that computes only
+``--screenshot FILE.png`` saves the window once the tab has drawn; its folder is checked
+(a file is created there and removed) before the app starts. A tab that computes only
 on demand (stability, classification) is started as its Start button would, with
 the session's parameters, its progress on stderr; if the tab fails or stalls, no
 file is written and the exit code is 1 (never an empty plot with exit code 0).
@@ -36,6 +37,10 @@ def run(args) -> int:
         except ValueError:
             raise CliError(f"--tab must be one of {', '.join(panels.keys())}; "
                            f"got {args.tab!r}") from None
+    if args.screenshot:  # before the app starts (a tab may run its job first)
+        from ntkviz.cli._common import output_path
+
+        output_path(args.screenshot, (".png",), option="--screenshot")
     if args.session:
         from ntkviz.gui.session import read_session
 

@@ -12,7 +12,6 @@ where the derivative is infinite), computed by
 from __future__ import annotations
 
 import argparse
-import re
 
 from ntkviz.cli._common import add_kernel_arguments, float_list, int_in, kernel_spec, output_path, write_csv
 from ntkviz.limits import KERNEL_GRID_RANGE
@@ -47,9 +46,6 @@ def register(sub) -> None:
     where.add_argument("--u", type=cosine_list, metavar="U1,U2,...",
                        help="comma-separated cosines in [-1, 1], e.g. --u=-1,0,0.5")
     p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV file")
-    # let "--u -1,0.5" pass as a value (argparse otherwise takes "-1,0.5" for an option;
-    # "--u=-1,0.5" always works)
-    p._negative_number_matcher = re.compile(r"^-\d*\.?\d+([eE][-+]?\d+)?(,.*)?$")
     p.set_defaults(func=run)
 
 

@@ -86,10 +86,10 @@ def register(sub) -> None:
 
 
 def _numbers(option: str, text: str, kind: type, lo, hi) -> tuple:
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
     try:
-        values = number_list(option, text, kind)
+        values = parse_list(option, text, kind)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if not values:

@@ -30,7 +30,8 @@ from ntkviz.cli import CliError
 from ntkviz.cli._common import (float_in, int_in, output_path, progress_line,
                                 write_csv)
 from ntkviz import limits
-from ntkviz.limits import ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEPTH_RANGE, DIM_RANGE, KERNEL_NAMES
+from ntkviz.limits import (ACTIVATIONS, ARCCOS_KERNELS, BIAS_RANGE, DEFAULT_ACTIVATION, DEPTH_RANGE, DIM_RANGE,
+                           KERNEL_NAMES)
 
 MC_MAX_N = 20_000
 HEADER = ["kernel", "n", "theory_test_mse", "empirical_test_mse", "empirical_sem", "effective_ridge",
@@ -51,17 +52,17 @@ def parse_target(text: str, kmax: int = limits.LEARN_KMAX_RANGE[1]):
 
 
 def _n_list(text: str) -> list[int]:
+    from ntkviz._text import parse_list
+
     lo, hi = limits.LEARN_N_RANGE
-    out = []
-    for token in text.split(","):
-        try:
-            value = float(token)
-        except ValueError:
-            raise CliError(f"--n must be integers in [{lo}, {hi}], got {token!r}") from None
-        if not (math.isfinite(value) and value == int(value) and lo <= value <= hi):
-            raise CliError(f"--n must be integers in [{lo}, {hi}], got {token!r}")
-        out.append(int(value))
-    return out
+    try:
+        values = parse_list("--n", text, int, allow_blank=False)
+    except ValueError as exc:
+        raise CliError(f"{exc} (each in [{lo}, {hi}])") from None
+    for value in values:
+        if not lo <= value <= hi:
+            raise CliError(f"--n must be integers in [{lo}, {hi}], got {value}")
+    return list(values)
 
 
 def register(sub) -> None:
@@ -75,11 +76,11 @@ def register(sub) -> None:
     p.add_argument("--kernels", required=True, metavar="K1,K2",
                    help=f"comma-separated kernel names from {', '.join(KERNEL_NAMES)}")
     lo, hi = DEPTH_RANGE
-    p.add_argument("--depth", type=int_in(lo, hi), default=2, metavar="L",
+    p.add_argument("--depth", type=int_in(lo, hi), default=None, metavar="L",
                    help=f"ntk/nngp: weight layers L in [{lo}, {hi}] (default 2)")
-    p.add_argument("--bias", type=float_in(*BIAS_RANGE), default=0.0, metavar="B",
+    p.add_argument("--bias", type=float_in(*BIAS_RANGE), default=None, metavar="B",
                    help="ntk/nngp: bias variance (default 0)")
-    p.add_argument("--activation", default="relu", choices=ACTIVATIONS, help="ntk/nngp activation")
+    p.add_argument("--activation", default=None, choices=ACTIVATIONS, help="ntk/nngp activation (default relu)")
     p.add_argument("--normalize", action="store_true", help="ntk/nngp: divide by κ(1)")
     p.add_argument("--dim", required=True, type=int_in(*DIM_RANGE), metavar="P",
                    help=f"input dimension p in [{DIM_RANGE[0]}, {DIM_RANGE[1]}]")
@@ -107,20 +108,22 @@ def register(sub) -> None:
 
 
 def kernel_specs(args) -> tuple[list[str], list]:
-    """(names as given, KernelSpecs) of ``--kernels`` and the shared kernel options."""
+    """(names as given, KernelSpecs) of ``--kernels`` and the shared kernel options;
+    --depth, --bias and --activation are refused when no kernel is ntk or nngp."""
+    from ntkviz._text import parse_list
+    from ntkviz.cli._common import refuse_deep_options
     from ntkviz.core.kernels.dotkernel import KernelSpec
 
-    names = [t.strip() for t in args.kernels.split(",")]
-    specs = []
-    for name in names:
-        if name not in KERNEL_NAMES:
-            raise CliError(f"--kernels: {name!r} is not one of {', '.join(KERNEL_NAMES)}")
-        if name in ARCCOS_KERNELS:
-            specs.append(KernelSpec(name))
-        else:
-            specs.append(KernelSpec(name, args.depth, args.bias, args.activation, args.normalize))
-    if len(set(names)) != len(names):
-        raise CliError("--kernels: names must be distinct")
+    try:
+        names = list(parse_list("--kernels", args.kernels, str, KERNEL_NAMES, allow_blank=False))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    refuse_deep_options(args, names)
+    depth = 2 if args.depth is None else args.depth
+    bias = 0.0 if args.bias is None else args.bias
+    activation = DEFAULT_ACTIVATION if args.activation is None else args.activation
+    specs = [KernelSpec(name) if name in ARCCOS_KERNELS
+             else KernelSpec(name, depth, bias, activation, args.normalize) for name in names]
     return names, specs
 
 

@@ -4,8 +4,9 @@ Example::
 
     ntkviz spectrum --name ntk --depth 3 --dim 10 --kmax 200 --out mu.csv
 
-Columns ``k,multiplicity,mu,error_estimate,log10_mu,trustworthy,log10_trustworthy``: ``mu`` is the
-eigenvalue of each of the ``multiplicity = N(p, k)`` (an exact integer) degree-k
+Columns ``k,multiplicity,mu,error_estimate,log10_mu,trustworthy,log10_trustworthy,log10_multiplicity``:
+``mu`` is the eigenvalue of each of the ``multiplicity = N(p, k)`` (an exact integer,
+beyond float64 at large p and k: read it as text, or use ``log10_multiplicity``) degree-k
 spherical harmonics for the uniform probability measure on the sphere (so
 Σ_k N(p,k) μ_k = κ(1)); ``error_estimate`` its estimated absolute error;
 ``log10_mu`` its base-10 logarithm, also where μ_k is below the float64 range
@@ -25,7 +26,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "spectrum",
         help="write Mercer eigenvalues k,multiplicity,mu,error_estimate,log10_mu,trustworthy,"
-             "log10_trustworthy as CSV",
+             "log10_trustworthy,log10_multiplicity as CSV",
         description="Mercer decomposition of a dot-product kernel on the sphere S^{p-1}: "
         "the eigenvalue mu_k of each degree-k spherical harmonic (uniform probability "
         "measure), its multiplicity N(p,k), an estimated absolute error, log10 mu_k (also "

@@ -93,6 +93,12 @@ def run(args) -> int:
     if args.view == "sets":
         return run_sets(args)
     refuse_sets_options(args)
+    from ntkviz.dataset._names import check_family_amplitude
+
+    try:
+        check_family_amplitude(args.family, max(args.amplitudes), "--amplitudes")
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     arch = load_model(args.model)
     out = output_path(args.out, (".csv",))
     scattering = scattering_params(args, "scattering" in args.maps, "--maps")

@@ -8,6 +8,8 @@ Public API (imported lazily: ``import ntkviz.dataset`` loads no numba or scipy)
 * :class:`GramRun` / :func:`compute_gram` -- a CKN/NTK Gram or cross matrix over
   tiles, into Zarr stores (resumable) or memory, in-process or on a Dask
   cluster (:func:`dask_client`).
+* :func:`open_gram_store` -- an existing Gram store opened read-only, every check done
+  (metadata, layout, per-tile sha256 on reading).
 * :mod:`ntkviz.dataset.classify` -- one-vs-rest kernel ridge regression.
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ _EXPORTS = {
     "Dataset": "_load", "load_dataset": "_load", "read_idx": "_load", "images_hash": "_load",
     "GramRun": "_gram", "compute_gram": "_gram", "dask_client": "_gram", "gram_meta": "_gram",
     "GramStore": "_store", "MemoryTarget": "_store", "StoreMeta": "_store", "TileGrid": "_store",
-    "open_store": "_store",
+    "open_store": "_store", "open_gram_store": "_store",
 }
 __all__ = list(_EXPORTS)
 

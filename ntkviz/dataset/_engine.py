@@ -24,7 +24,7 @@ from typing import Iterator
 import numpy as np
 
 from ntkviz.core.conv.architecture import Architecture, architecture_from_dict, architecture_to_dict
-from ntkviz.core.conv.gram import kernel_tile_iter
+from ntkviz.core.conv.gram import kernel_tile_iter, scale_back
 from ntkviz.dataset._store import TileGrid
 
 __all__ = ["conv_tile", "conv_tile_iter", "run_tiles", "TileEvent", "KINDS"]
@@ -87,22 +87,16 @@ def _dask_tile(rows: np.ndarray, cols: np.ndarray | None, arch_dict: dict) -> tu
 
 def _pending(grid: TileGrid, targets: dict) -> Iterator[TileEvent | tuple[int, int]]:
     for i, j in grid.tiles():
-        if all(t.done(i, j) for t in targets.values()):
+        if all([t.done(i, j) for t in targets.values()]):  # every target checked: damage is counted
             yield TileEvent(0, (i, j), skipped=True)
         else:
             yield (i, j)
 
 
-def _write(targets: dict, i: int, j: int, blocks: tuple[np.ndarray, np.ndarray], factor: float) -> None:
+def _write(targets: dict, i: int, j: int, blocks: tuple[np.ndarray, np.ndarray], scale: float) -> None:
     for kind, target in targets.items():
         block = blocks[KINDS.index(kind)]
-        if factor != 1.0:
-            with np.errstate(over="ignore"):
-                block = block * factor
-            if not np.all(np.isfinite(block) | np.isnan(blocks[KINDS.index(kind)])):
-                raise ValueError("images: pixel values this large give kernel values beyond the float64 "
-                                 "range (~1.8e308); rescale the images (K(c x, c y) = c² K(x, y))")
-        target.write(i, j, block)
+        target.write(i, j, block if scale == 1.0 else scale_back(block, scale))
 
 
 def _inputs(grid: TileGrid, a: np.ndarray, b: np.ndarray | None, i: int, j: int):
@@ -113,11 +107,11 @@ def _inputs(grid: TileGrid, a: np.ndarray, b: np.ndarray | None, i: int, j: int)
 
 
 def run_tiles(a: np.ndarray, b: np.ndarray | None, arch: Architecture, grid: TileGrid, targets: dict,
-              client=None, factor: float = 1.0) -> Iterator[TileEvent]:
+              client=None, scale: float = 1.0) -> Iterator[TileEvent]:
     """Compute every tile of ``grid`` not already done in all ``targets`` and write it.
 
-    Every value is multiplied by ``factor`` before it is written (the ``c^2`` of
-    images divided by ``c``). ``targets`` maps ``"ckn"``/``"ntk"`` to a :class:`~ntkviz.dataset._store.GramStore`
+    Every value is multiplied by ``scale²`` before it is written (images divided by
+    ``scale``, a power of two: :func:`ntkviz.core.conv.gram.scale_back`). ``targets`` maps ``"ckn"``/``"ntk"`` to a :class:`~ntkviz.dataset._store.GramStore`
     or :class:`~ntkviz.dataset._store.MemoryTarget`; both kernels come from the same
     tile pass. ``b`` is None for the symmetric matrix of ``a``. ``client``: a
     ``distributed.Client`` (None: in this process). Yields :class:`TileEvent` s;
@@ -136,13 +130,13 @@ def run_tiles(a: np.ndarray, b: np.ndarray | None, arch: Architecture, grid: Til
                     blocks = step
                 else:
                     yield TileEvent(int(step))
-            _write(targets, i, j, blocks, factor)
+            _write(targets, i, j, blocks, scale)
             yield TileEvent(0, (i, j))
         return
-    yield from _run_dask(a, b, arch, grid, targets, client, factor)
+    yield from _run_dask(a, b, arch, grid, targets, client, scale)
 
 
-def _run_dask(a, b, arch, grid, targets, client, factor) -> Iterator[TileEvent]:
+def _run_dask(a, b, arch, grid, targets, client, scale) -> Iterator[TileEvent]:
     from distributed import as_completed
 
     arch_dict = architecture_to_dict(arch)
@@ -176,7 +170,7 @@ def _run_dask(a, b, arch, grid, targets, client, factor) -> Iterator[TileEvent]:
             _, (i, j) = futures.pop(fut.key)
             blocks = fut.result()
             fut.release()
-            _write(targets, i, j, blocks, factor)
+            _write(targets, i, j, blocks, scale)
             yield TileEvent(grid.pairs(i, j), (i, j))
             while not exhausted and len(futures) < window:
                 before = len(futures)

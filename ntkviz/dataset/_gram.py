@@ -15,7 +15,8 @@ from ntkviz.dataset._engine import KINDS, TileEvent, run_tiles
 from ntkviz.dataset._load import images_hash
 from ntkviz.dataset._store import MemoryTarget, StoreMeta, TileGrid, open_store
 
-__all__ = ["GramRun", "compute_gram", "dask_client", "gram_meta", "CONNECT_TIMEOUT_S", "MAX_TILE"]
+__all__ = ["GramRun", "compute_gram", "dask_client", "check_scheduler", "gram_meta", "CONNECT_TIMEOUT_S",
+           "MAX_TILE"]
 
 #: seconds to wait for an existing Dask scheduler before giving up
 CONNECT_TIMEOUT_S = 5.0
@@ -67,10 +68,10 @@ def _check_inputs(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds
 
 
 def _rescale_factor(a: np.ndarray, b: np.ndarray | None) -> float:
-    """The power of two the conv engine divides huge images by (1.0 for ordinary ones):
-    both kernels are homogeneous of degree 2, so ``K(x, y) = c^2 K(x / c, y / c)`` exactly,
-    while unscaled patch sums of pixels beyond ~2^64 would overflow. One factor for the
-    whole matrix, as :func:`ntkviz.core.conv.gram.gram_iter` does."""
+    """The power of two the conv engine divides huge or small images by (1.0 for images
+    whose largest pixel is in [1, 2^64]): both kernels are homogeneous of degree 2, so
+    ``K(x, y) = c^2 K(x / c, y / c)`` exactly (:func:`ntkviz.core.conv.gram.homogeneous_rescale`).
+    One factor for the whole matrix, as :func:`ntkviz.core.conv.gram.gram_iter` does."""
     from ntkviz.core.conv.gram import homogeneous_rescale
 
     peak = np.array([np.max(np.abs(a)), 0.0 if b is None else np.max(np.abs(b))])
@@ -107,7 +108,7 @@ class GramRun:
         in-process) and yield :class:`TileEvent` s; skipped tiles count as done."""
         c = self.scale
         a, b = (self.a, self.b) if c == 1.0 else (self.a / c, None if self.b is None else self.b / c)
-        for ev in run_tiles(a, b, self.arch, self.grid, self.targets, client, c * c):
+        for ev in run_tiles(a, b, self.arch, self.grid, self.targets, client, c):
             self.pairs_computed += ev.pairs
             if ev.tile is not None:
                 if ev.skipped:
@@ -115,6 +116,12 @@ class GramRun:
                 else:
                     self.tiles_computed += 1
             yield ev
+
+    @property
+    def tiles_damaged(self) -> int:
+        """Tiles found damaged in a store (recorded as written, but bytes that do not decode
+        or match their sha256): they are computed again."""
+        return len(set().union(*(t.damaged for t in self.targets.values())))
 
     def skipped_pairs(self, ev: TileEvent) -> int:
         return self.grid.pairs(*ev.tile) if ev.skipped else 0
@@ -145,7 +152,12 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, proces
     workers (processes unless ``processes=False``), started and stopped here; to the
     existing scheduler at ``scheduler``; or None (in-process engine) when both are None.
 
-    An unreachable scheduler raises ``ValueError`` after ``timeout`` seconds.
+    A ``scheduler`` address is checked first (:func:`check_scheduler`): an unreachable
+    address, or one where something other than a Dask scheduler listens, raises
+    ``ValueError`` within ``timeout`` seconds and no client is made. The local cluster is
+    started with SIGINT blocked in this thread, so its threads and worker processes inherit
+    the block: a Ctrl+C (which a terminal sends to the whole process group) interrupts this
+    process only, which then stops the cluster (no traceback of a worker).
     """
     if workers is None and scheduler is None:
         yield None
@@ -155,12 +167,12 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, proces
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
+        check_scheduler(scheduler, timeout)
         try:
             client = Client(scheduler, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ValueError(f"--scheduler {scheduler}: no Dask scheduler reachable within "
-                             f"{timeout:g} s ({msg[:120]})") from None
+                             f"{timeout:g} s ({_first_line(exc)})") from None
         try:
             yield client
         finally:
@@ -169,18 +181,129 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, proces
     check_int("--workers", workers, limits.DASK_WORKERS_RANGE)
     import dask.config
 
-    # the workers' statistical profiler samples every 10 ms: CPU taken from the kernels
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                               dashboard_address=":0", silence_logs=logging.ERROR)  # ":0": any free port
+    cluster = client = None
     try:
-        client = Client(cluster, set_as_default=False)
-        try:
-            yield client
-        finally:
-            client.close()
+        # the workers' statistical profiler samples every 10 ms: CPU taken from the kernels
+        with dask.config.set({"distributed.worker.profile.enabled": False}), _sigint_blocked():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                   dashboard_address=":0", silence_logs=logging.ERROR)  # ":0": any free port
+            client = Client(cluster, set_as_default=False)
+        yield client  # a Ctrl+C pressed during the start arrives here, once the block is lifted
     finally:
-        cluster.close()
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@contextmanager
+def _sigint_blocked():
+    """Block SIGINT in the calling (main) thread; threads and processes started meanwhile
+    inherit the blocked signal mask for good. A SIGINT arriving meanwhile stays pending and
+    is delivered (``KeyboardInterrupt``) when the block is lifted on exit.
+
+    multiprocessing's resource tracker is started first: starting it *unblocks* SIGINT in
+    the thread that starts it (it blocks the signal around its own spawn), which inside
+    the block would hand the default mask to every process Dask starts from that thread."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:120]
+
+
+#: where the scheduler listens unless told otherwise (its dashboard: 8787, HTTP)
+_HINT = "the scheduler's address is tcp://HOST:PORT, port 8786 unless set otherwise; 8787 is its dashboard"
+
+
+def check_scheduler(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Check that a Dask scheduler answers at ``address`` within ``timeout`` seconds in all,
+    else raise ``ValueError("--scheduler ADDRESS: ...")`` (one line):
+
+    1. the address must name a scheme Dask knows, a host and a port (``bogus``, ``""`` and
+       ``http://...`` are refused at once: "not a Dask scheduler address");
+    2. a TCP connection to that host and port must open ("no Dask scheduler reachable");
+    3. over Dask's own protocol (``distributed.comm.connect``: handshake, then the
+       ``identity`` request every Dask server answers) a reply of type ``Scheduler`` must
+       arrive in the remaining time. Anything else -- a service that does not speak the
+       protocol (an HTTP server such as the dashboard), sends garbage (Dask would read a
+       frame length of exabytes), stays silent, or a Dask worker -- is "not a Dask scheduler".
+    """
+    import asyncio
+    import socket
+    import threading
+    import time
+
+    from distributed.comm.addressing import get_address_host_port, parse_address
+    from distributed.comm.registry import get_backend
+
+    where = f"--scheduler {address or repr(address)}"
+    scheme, _ = parse_address(address)
+    try:
+        get_backend(scheme)
+    except ValueError:
+        raise ValueError(f"{where}: not a Dask scheduler address ({scheme}:// is not a Dask protocol); "
+                         f"{_HINT}") from None
+    try:
+        host, port = get_address_host_port(address)
+    except ValueError as exc:
+        raise ValueError(f"{where}: not a Dask scheduler address ({_first_line(exc)}); {_HINT}") from None
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or _first_line(exc) if not isinstance(exc, socket.timeout) else "no answer"
+        raise ValueError(f"{where}: no Dask scheduler reachable within {timeout:g} s ({reason})") from None
+
+    outcome: dict = {}
+
+    def ask() -> None:  # a fresh event loop on its own thread: works whatever the caller runs
+        async def identity():
+            from distributed.comm import connect
+            from distributed.security import Security
+
+            comm = await connect(address, timeout=max(0.1, deadline - time.monotonic()),
+                                 **Security().get_connection_args("client"))
+            try:
+                await comm.write({"op": "identity", "reply": True})
+                return await comm.read()
+            finally:
+                comm.abort()
+
+        try:
+            outcome["reply"] = asyncio.run(asyncio.wait_for(identity(), max(0.1, deadline - time.monotonic())))
+        except BaseException as exc:  # noqa: BLE001 - MemoryError, protocol errors, timeouts: all mean "not Dask"
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=ask, name="ntkviz-scheduler-check", daemon=True)
+    thread.start()
+    thread.join(max(0.1, deadline - time.monotonic()) + 1.0)
+    reply = outcome.get("reply")
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind == "Scheduler":
+        return
+    if kind is not None:
+        why = f"a Dask {kind} answers there, not the scheduler"
+    elif isinstance(outcome.get("error"), (asyncio.TimeoutError, TimeoutError)) or not outcome:
+        why = f"no answer in the Dask protocol within {timeout:g} s"
+    else:
+        why = "the service there does not speak the Dask protocol"
+    raise ValueError(f"{where}: not a Dask scheduler ({why}; {_HINT})")
 
 
 def pairs_per_second_per_core(pairs: int, seconds: float, cores: int) -> float:

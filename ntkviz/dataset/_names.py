@@ -5,7 +5,8 @@ import math
 
 from ntkviz import limits
 
-__all__ = ["KERNELS", "ALL_KERNELS", "FEATURE_KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude"]
+__all__ = ["KERNELS", "ALL_KERNELS", "FEATURE_KERNELS", "DEFORM_FAMILIES", "FAMILY_RANGES", "check_amplitude",
+           "check_family_amplitude"]
 
 #: the kernels the classification panel draws
 KERNELS = ("ckn", "ntk", "pixels")
@@ -22,7 +23,9 @@ FAMILY_RANGES = {"rotation": (limits.ROTATION_RANGE, "degrees"),
                  "scale": (limits.SCALE_RANGE, "zoom factor"),
                  "shear": (limits.SHEAR_RANGE, "shear factor"),
                  "smooth": (limits.SMOOTH_AMPLITUDE_RANGE, "px"),
-                 "infimnist": (limits.INFIMNIST_ALPHA_RANGE, "α")}
+                 "infimnist": (limits.INFIMNIST_ALPHA_RANGE, "α"),
+                 "dilation": (limits.DILATION_RANGE, "(s = ||∇τ||∞)"),
+                 "noise": (limits.AMPLITUDE_RANGE, "(||x' - x|| / ||x||)")}
 
 
 def check_amplitude(family: str, amplitude) -> float:
@@ -32,3 +35,12 @@ def check_amplitude(family: str, amplitude) -> float:
             or not (math.isfinite(amplitude) and lo <= amplitude <= hi):
         raise ValueError(f"{family} amplitude must be in [{lo:g}, {hi:g}] {unit}, got {amplitude!r}")
     return float(amplitude)
+
+
+def check_family_amplitude(family: str, amplitude: float, name: str) -> None:
+    """``ValueError("<name> must be at most <top> <unit> for the <family> family, got …")`` when
+    a (positive) sweep amplitude is beyond what ``family`` allows (rotation: 360 degrees);
+    ``name`` is what the user set (an option or a field), never the deformation's own field."""
+    (_, hi), unit = FAMILY_RANGES[family]
+    if amplitude > hi:
+        raise ValueError(f"{name} must be at most {hi:g} {unit} for the {family} family, got {amplitude:g}")

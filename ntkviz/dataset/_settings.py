@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz._check import check_choice, check_int
+from ntkviz._text import check_distinct
 from ntkviz.dataset._names import ALL_KERNELS, DEFORM_FAMILIES, check_amplitude
 
 __all__ = ["ClassifySettings", "BUNDLED_DIGITS"]
@@ -45,8 +46,9 @@ class ClassifySettings:
     def __post_init__(self):
         check_choice("architecture", self.architecture, limits.ARCH_PRESETS)
         kernels = tuple(self.kernels)
-        if not kernels or any(k not in ALL_KERNELS for k in kernels) or len(set(kernels)) != len(kernels):
-            raise ValueError(f"kernels must be distinct names among {', '.join(ALL_KERNELS)}, got {list(kernels)}")
+        if not kernels or any(k not in ALL_KERNELS for k in kernels):
+            raise ValueError(f"kernels must be names among {', '.join(ALL_KERNELS)}, got {list(kernels)}")
+        check_distinct("kernels", kernels, "name")
         if self.architecture == "M4" and "ntk" in kernels:
             raise ValueError("kernels: M4 (exp patch kernel) has no NTK; choose ckn and/or pixels")
         test_size = check_int("test_size", self.test_size, limits.CLASSIFY_TEST_RANGE)
@@ -55,6 +57,7 @@ class ClassifySettings:
             raise ValueError(f"train_sizes must hold 1 to {limits.CLASSIFY_SIZES_COUNT} sizes, "
                              f"got {len(sizes)}")
         sizes = tuple(check_int("train_sizes", n, (2, BUNDLED_DIGITS - test_size)) for n in sizes)
+        check_distinct("train_sizes", sizes, "size")
         if self.ridge is not None and (isinstance(self.ridge, bool) or not isinstance(self.ridge, (int, float))
                                        or not (math.isfinite(self.ridge) and 0 < self.ridge <= 1e6)):
             raise ValueError(f"ridge must be in (0, 1e6] or None (cross-validation), got {self.ridge!r}")
@@ -69,6 +72,7 @@ class ClassifySettings:
                 raise ValueError(f"amplitudes must be finite numbers, got {a!r}")
             if self.family != "none":
                 check_amplitude(self.family, a)
+        check_distinct("amplitudes", amps, "amplitude")
         object.__setattr__(self, "seed", check_int("seed", self.seed, limits.SEED_RANGE))
         object.__setattr__(self, "test_size", test_size)
         object.__setattr__(self, "kernels", kernels)

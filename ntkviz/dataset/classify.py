@@ -46,7 +46,8 @@ __all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "ClassifyPr
 #: candidate relative ridges for ``ridge="auto"``
 RIDGE_GRID = tuple(10.0 ** e for e in range(-6, 2))
 CV_FOLDS = 5
-CSV_HEADER = ("kernel", "train_size", "deformation", "amplitude", "accuracy")
+CSV_HEADER = ("kernel", "train_size", "deformation", "amplitude", "accuracy", "train_classes",
+              "unseen_test_labels")
 #: tile side of the cached stores
 CACHE_TILE = 256
 
@@ -58,9 +59,9 @@ def parse_deform(text: str) -> tuple[str, tuple[float, ...]]:
     if not sep or family not in DEFORM_FAMILIES:
         raise ValueError(f"--deform must be FAMILY:A1,A2,... with FAMILY one of "
                          f"{', '.join(DEFORM_FAMILIES)}, got {text!r}")
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
-    amps = number_list("--deform amplitudes", values, float)
+    amps = parse_list("--deform amplitudes", values, float)
     if not amps:
         raise ValueError("--deform needs at least one amplitude, e.g. rotation:0,10,20")
     try:
@@ -177,14 +178,39 @@ def train_permutation(n: int, seed: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ClassifyResult:
-    """Rows ``(kernel, train_size, deformation, amplitude, accuracy)`` and the ridge used
-    per ``(kernel, train_size)``."""
+    """Rows ``(kernel, train_size, deformation, amplitude, accuracy, train_classes,
+    unseen_test_labels)`` and the ridge used per ``(kernel, train_size)``.
+
+    ``train_classes`` counts the labels of the training set of that size and
+    ``unseen_test_labels`` the test images whose label it never saw: the classifier
+    predicts only labels it was trained on, so those are always wrong (a one-class
+    training set predicts that class for every image)."""
 
     rows: tuple[tuple, ...]
     ridges: dict = field(default_factory=dict)
+    tests: int = 0  #: test images per row
 
     def csv_table(self) -> tuple[list[str], list[list]]:
         return list(CSV_HEADER), [list(r) for r in self.rows]
+
+    def coverage_warning(self) -> str | None:
+        """One line on training sets that cannot classify every test image (one class, or
+        test labels they never saw), or None."""
+        rows = sorted({(r[1], r[5], r[6]) for r in self.rows})
+        if not any(classes < 2 or unseen for _, classes, unseen in rows):
+            return None
+        parts = []
+        one = [str(n) for n, classes, _ in rows if classes < 2]
+        if one:
+            parts.append(f"the training set{'s' if len(one) > 1 else ''} of n = {', '.join(one)} "
+                         f"{'have' if len(one) > 1 else 'has'} a single class (every test image is predicted "
+                         "as it)")
+        n, _, unseen = max(rows, key=lambda r: (r[2], -r[0]))
+        if unseen:
+            parts.append(f"{unseen} of {self.tests} test images have a label never seen in the training set of "
+                         f"n = {n} (always counted wrong)")
+        return "; ".join(parts) + " (columns train_classes, unseen_test_labels)"
+
 
 
 @dataclass(frozen=True)
@@ -247,9 +273,15 @@ def classify_iter(train_images, train_labels, test_images, test_labels, arch: Ar
     rows: list[tuple] = []
     ridges: dict = {}
 
+    test_labels = np.asarray(test_labels)
+    coverage = {}  # n -> (labels of the first n training images, test images with another label)
+    for n in sizes:
+        classes = np.unique(ytr[:n])
+        coverage[n] = (int(classes.size), int(np.count_nonzero(~np.isin(test_labels, classes))))
+
     def progress(stage: str, final: bool = False) -> ClassifyProgress:
         return ClassifyProgress(min(done / total, 1.0) if not final else 1.0, stage,
-                                ClassifyResult(tuple(rows), dict(ridges)), final)
+                                ClassifyResult(tuple(rows), dict(ridges), len(test_labels)), final)
 
     yield progress("training Gram matrix")
     mats = {}
@@ -286,7 +318,7 @@ def classify_iter(train_images, train_labels, test_images, test_labels, arch: Ar
                 else:
                     K, Kx = mats[k][:n, :n], cross[k][:n].T
                 pred = krr_predict(K, ytr[:n], Kx, ridges[(k, n)])
-                acc = float(np.mean(pred == np.asarray(test_labels)))
-                rows.append((k, n, family, float(amp), acc))
+                acc = float(np.mean(pred == test_labels))
+                rows.append((k, n, family, float(amp), acc, *coverage[n]))
         yield progress(stage)
     yield progress("done", final=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ntkviz import panels
 from ntkviz._io import write_text_atomic
+from ntkviz._text import json_int
 
 __all__ = ["SESSION_FORMAT", "Session", "validate_session", "read_session", "write_session",
            "MAX_SESSION_BYTES"]
@@ -114,7 +115,7 @@ def read_session(path, keys: list[str] | None = None) -> Session:
     except UnicodeDecodeError:
         raise ValueError(f"{path.name}: not a text (UTF-8) file") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=json_int)  # a 5000-digit integer reaches its field's check
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path.name}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:

@@ -372,26 +372,29 @@ class SpectrumResponse:
         """``(header, rows)`` of a view, for μ_k or, ``weighted``, N(p, k) μ_k.
 
         ``"spectrum"``: one row per (kernel, k) with the status (shown / zero /
-        unresolved), ``N(p,k)`` as an exact integer, ``y_plotted`` (μ_k or N(p, k) μ_k),
-        ``log10_mu`` (finite far below 1e-308; an empty cell at exact zeros and unresolved
-        points), ``trustworthy`` (the float64 ``mu_k`` is vouched for) and
-        ``log10_trustworthy`` (``log10_mu`` is vouched for, also where ``mu_k`` underflows);
+        unresolved), ``N(p,k)`` as an exact integer (beyond float64 at large p and k: read it
+        as text, or use ``log10_N(p,k)``), ``y_plotted`` (μ_k or N(p, k) μ_k), ``log10_mu``
+        (finite far below 1e-308; an empty cell at exact zeros and unresolved points),
+        ``trustworthy`` (the float64 ``mu_k`` is vouched for), ``log10_trustworthy``
+        (``log10_mu`` is vouched for, also where ``mu_k`` underflows) and ``log10_N(p,k)``;
         ``"slope"``: one row per local slope drawn."""
         if view == "spectrum":
-            from ntkviz.core.spectra.harmonics import exact_multiplicities
+            from ntkviz.core.spectra.harmonics import exact_multiplicities, log10_multiplicity
 
             header = ["kernel", "p", "k", "N(p,k)", "mu_k", "error_estimate", "y_plotted", "status",
-                      "log10_mu", "trustworthy", "log10_trustworthy"]
+                      "log10_mu", "trustworthy", "log10_trustworthy", "log10_N(p,k)"]
             rows = []
             for s in self.series:
                 status = np.where(s.zero, "zero", np.where(s.unresolved, "unresolved", "shown"))
                 exact = exact_multiplicities(self.request.dim, int(s.k.max()))
                 y = s.y(weighted)
+                logs = log10_multiplicity(self.request.dim, s.k)
                 for i in range(len(s.k)):
                     rows.append([s.label, self.request.dim, int(s.k[i]), exact[int(s.k[i])],
                                  float(s.mu[i]), float(s.error_estimate[i]), float(y[i]),
                                  str(status[i]), _finite_or_blank(s.log10_mu[i]),
-                                 bool(s.trustworthy[i]), bool(s.log10_trustworthy[i])])
+                                 bool(s.trustworthy[i]), bool(s.log10_trustworthy[i]),
+                                 float(logs[i])])
             return header, rows
         if view == "slope":
             header = ["kernel", "k_mid", "local_slope"]

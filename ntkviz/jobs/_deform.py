@@ -44,6 +44,7 @@ from ntkviz.core.deformations import deform as core_deform
 from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
 from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits
 from ntkviz.core.deformations.maps import DEFAULT_MAPS, check_maps
+from ntkviz.dataset._names import check_family_amplitude
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = [
@@ -493,9 +494,7 @@ class StabilityRequest:
             raise ValueError("amplitudes must be > 0 (log-log axis)")
         if len(set(amps)) < len(amps):
             raise ValueError("amplitudes must be a non-empty increasing list of positive numbers")
-        if self.family == "dilation" and max(amps) > core_deform.DILATION_MAX:
-            raise ValueError(f"amplitudes of the dilation family are s = ||∇τ||∞ in (0, "
-                             f"{core_deform.DILATION_MAX:g}], got {max(amps):g}")
+        check_family_amplitude(self.family, max(amps), "amplitudes")
         object.__setattr__(self, "maps", check_maps(self.maps))
         if "scattering" in self.maps:
             from ntkviz.core.scattering.transform import ScatteringParams

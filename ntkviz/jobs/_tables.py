@@ -21,9 +21,10 @@ from ntkviz.limits import DIM_RANGE, KERNEL_GRID_RANGE, KMAX_RANGE
 __all__ = ["KernelTableRequest", "KernelTable", "SpectrumTableRequest", "SpectrumTable",
            "SPECTRUM_COLUMNS"]
 
-#: the columns of the CSV of ``ntkviz spectrum``: ``Spectrum.rows()`` and ``log10_trustworthy``
+#: the columns of the CSV of ``ntkviz spectrum``: ``Spectrum.rows()``, ``log10_trustworthy``
+#: and ``log10_multiplicity``
 SPECTRUM_COLUMNS = ("k", "multiplicity", "mu", "error_estimate", "log10_mu", "trustworthy",
-                    "log10_trustworthy")
+                    "log10_trustworthy", "log10_multiplicity")
 
 
 def _spec(spec):
@@ -98,14 +99,16 @@ class SpectrumTable:
 
     def csv_table(self) -> tuple[list[str], list[list]]:
         """One row per degree: ``k, multiplicity, mu, error_estimate, log10_mu, trustworthy,
-        log10_trustworthy`` (``Spectrum.rows()``: the multiplicity an exact integer;
-        ``log10_mu`` the base-10 logarithm of μ_k, also below the float64 range, blank for
-        exact zeros and values below the resolution; ``trustworthy`` whether the float64
-        ``mu`` is vouched for; ``log10_trustworthy`` whether ``log10_mu`` is, also where
-        ``mu`` underflows)."""
+        log10_trustworthy, log10_multiplicity`` (``Spectrum.rows()``: the multiplicity an
+        exact integer, beyond float64 at large p and k -- read it as text, or use
+        ``log10_multiplicity``, its base-10 logarithm, finite everywhere; ``log10_mu`` the
+        base-10 logarithm of μ_k, also below the float64 range, blank for exact zeros and
+        values below the resolution; ``trustworthy`` whether the float64 ``mu`` is vouched
+        for; ``log10_trustworthy`` whether ``log10_mu`` is, also where ``mu`` underflows)."""
         sp = self.spectrum
-        return list(SPECTRUM_COLUMNS), [[*row, bool(trust)] for row, trust in
-                                        zip(sp.rows(), sp.log10_trustworthy)]
+        logs = sp.log10_multiplicity
+        return list(SPECTRUM_COLUMNS), [[*row, bool(trust), float(logs[i])] for i, (row, trust) in
+                                        enumerate(zip(sp.rows(), sp.log10_trustworthy))]
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class SpectrumTableRequest:
     dim : int
         Input dimension ``p`` in ``DIM_RANGE`` (2..1000).
     kmax : int
-        Highest degree in ``KMAX_RANGE`` (0..2000).
+        Highest degree in ``KMAX_RANGE`` (1..2000).
     """
 
     spec: object

@@ -38,9 +38,9 @@ def _names(flag: str, text: str) -> tuple[str, ...]:
 
 def _numbers(kind):
     def parse(flag: str, text: str) -> tuple:
-        from ntkviz._text import number_list
+        from ntkviz._text import parse_list
 
-        return number_list(flag, text, kind)
+        return parse_list(flag, text, kind)
 
     return parse
 

@@ -296,12 +296,6 @@ class DeformationModel(ParamModel):
         return deform_csv_table(view, response, context)
 
     @classmethod
-    def parse(cls, state, base=None):
-        """As :meth:`ParamModel.parse`; also reads the nested session form of earlier
-        versions (``digit``, ``deformation``, ``preset``/``architecture`` objects)."""
-        return super().parse(_flatten_legacy(state), base)
-
-    @classmethod
     def gallery_cases(cls) -> dict[str, dict]:
         """Session states worth looking at: the default, tiny and huge deformations,
         every term at its range's end, a custom 'SAME'-offset architecture."""
@@ -320,43 +314,3 @@ class DeformationModel(ParamModel):
                                                [4, 3, "average", "relu", 1.0, None]]},
             "m4_exp": {"preset": "M4", "label": 8, "smooth_amplitude": 2.0},
         }
-
-
-def _flatten_legacy(state):
-    if not isinstance(state, dict) or not ({"digit", "deformation", "architecture"} & set(state)):
-        return state
-    out = {k: v for k, v in state.items() if k not in ("digit", "deformation", "architecture")}
-    digit = state.get("digit", {})
-    if not isinstance(digit, dict):
-        raise ValueError(f"digit must be an object, got {digit!r}")
-    if digit.get("kind", "bundled") == "user":
-        out["user_pixels"] = digit.get("pixels")
-        out["user_name"] = digit.get("name", "")
-    else:
-        out.update({k: digit[k] for k in ("label", "index") if k in digit})
-    deformation = state.get("deformation", {})
-    if not isinstance(deformation, dict):
-        raise ValueError(f"deformation must be an object, got {deformation!r}")
-    out.update(deformation)
-    arch = state.get("architecture")
-    if isinstance(arch, dict):
-        layers = arch.get("layers")
-        if not isinstance(layers, list):
-            raise ValueError("architecture layers must be a list")
-        out["patch_normalization"] = arch.get("patch_normalization", "sum")
-        if "even_patch_offsets" in arch:
-            out["even_patch_offsets"] = arch["even_patch_offsets"]
-        specs = [[d.get("npatch"), d.get("subsampling"), d.get("pooling", "gaussian"),
-                  d.get("kernel", "relu"), d.get("sigma", 1.0), d.get("poolfactor")]
-                 if isinstance(d, dict) else d for d in layers]
-        if out.get("preset") in limits.ARCH_PRESETS:
-            from ntkviz.core.conv.architecture import PRESETS
-
-            if [list(_spec(lay)) for lay in PRESETS[out["preset"]].layers] == \
-                    [[*s[:4], float(s[4]) if isinstance(s[4], (int, float)) else s[4], s[5]]
-                     for s in specs]:
-                return out
-        out["preset"] = CUSTOM
-        out["layers"] = specs
-    return out
-

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ntkviz import limits
-from ntkviz._text import number_list
 from ntkviz._check import check_bool, check_choice, check_float, check_int
+from ntkviz._text import check_distinct, parse_list
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Requires, View, option
 
@@ -22,20 +22,17 @@ __all__ = ["KernelChoice", "KernelCurvesParams", "KernelCurvesModel", "check_cho
 
 
 def parse_name_list(name: str, text: str, allowed: tuple) -> tuple[str, ...]:
-    """``"ntk,arccos1"`` -> ``("ntk", "arccos1")``; refuses empty entries, repeats and
-    names outside ``allowed`` (``ValueError`` naming ``name``)."""
-    items = [t.strip() for t in str(text).split(",")]
-    if any(not t for t in items):
-        raise ValueError(f"{name} must be names separated by single commas "
-                         f"(among {', '.join(allowed)}), got {text!r}")
-    return tuple(items)
+    """``"ntk,arccos1"`` -> ``("ntk", "arccos1")``: :func:`ntkviz._text.parse_list` of names
+    among ``allowed`` (empty entries, repeats and unknown names refused; any name when
+    ``allowed`` is empty)."""
+    return parse_list(name, text, str, tuple(allowed) or None, allow_blank=False)
 
 
 def parse_int_list(name: str, text: str) -> tuple[int, ...]:
-    """``"3, 5"`` -> ``(3, 5)``; ``""`` -> ``()``; refuses empty entries and non-integers
-    (``ValueError`` naming ``name``: :func:`ntkviz._text.number_list`). Ranges are checked
-    by the parameters."""
-    return number_list(name, text, int)
+    """``"3, 5"`` -> ``(3, 5)``; ``""`` -> ``()``: :func:`ntkviz._text.parse_list` of
+    integers (empty entries, repeats and non-integers refused). Ranges are checked by the
+    parameters."""
+    return parse_list(name, text, int)
 
 
 def _names(flag: str, text: str) -> tuple[str, ...]:
@@ -92,8 +89,7 @@ def check_choice_fields(p) -> None:
     for k in p.kernels:
         if k not in limits.KERNEL_NAMES:
             raise ValueError(f"kernels must be among {', '.join(limits.KERNEL_NAMES)}; got {k!r}")
-    if len(set(p.kernels)) != len(p.kernels):
-        raise ValueError(f"kernels must not repeat a name, got {', '.join(p.kernels)}")
+    check_distinct("kernels", p.kernels, "name")
     if not p.kernels:
         raise ValueError("kernels: choose at least one of κ0, κ1, NTK, NNGP")
     check_choice("activation", p.activation, limits.ACTIVATIONS)
@@ -102,9 +98,7 @@ def check_choice_fields(p) -> None:
         raise ValueError(f"extra_depths must be a list of integers, got {p.extra_depths!r}")
     for d in p.extra_depths:
         check_int("extra_depths", d, limits.DEPTH_RANGE)
-    if len(set(p.extra_depths)) != len(p.extra_depths):
-        raise ValueError(f"extra_depths must not repeat a depth, "
-                         f"got {', '.join(map(str, p.extra_depths))}")
+    check_distinct("extra_depths", p.extra_depths, "depth")
     check_float("bias", p.bias, limits.BIAS_RANGE)
     check_bool("normalize", p.normalize)
     n_curves = len(choice_specs(p))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz._check import check_choice, check_float, check_int
+from ntkviz._text import check_distinct
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import View, option
 from ntkviz.models.kernel_curves import KernelChoice, choice_specs, kernel_specs, kernels_field
@@ -28,8 +29,8 @@ THRESHOLD_MAX = 0.99
 def parse_target_text(text: str, kmax: int = limits.LEARN_KMAX_RANGE[1]) -> dict:
     """``{"kind", "components", "threshold"}`` of a target text (ValueError naming ``target``
     and the allowed forms otherwise)."""
-    forms = ("allowed: k:c,... with degrees in [0, kmax] and finite c, harmonic:K, ridge:T, "
-             f"step:T with T in [-{THRESHOLD_MAX}, {THRESHOLD_MAX}], abs")
+    forms = (f"allowed: k:c,... with degrees in [0, kmax] and |c| <= {limits.TARGET_COEFFICIENT_MAX:g}, "
+             f"harmonic:K, ridge:T, step:T with T in [-{THRESHOLD_MAX}, {THRESHOLD_MAX}], abs")
     if not isinstance(text, str):
         raise ValueError(f"target must be text, got {text!r}")
     head, _, rest = text.strip().partition(":")
@@ -51,7 +52,7 @@ def parse_target_text(text: str, kmax: int = limits.LEARN_KMAX_RANGE[1]) -> dict
                     raise ValueError(token)
                 pairs.append((int(float(k)), float(c)))
         for k, c in pairs:
-            if not 0 <= k <= kmax or not math.isfinite(c):
+            if not 0 <= k <= kmax or not abs(c) <= limits.TARGET_COEFFICIENT_MAX:
                 raise ValueError(f"{k}:{c}")
         if len({k for k, _ in pairs}) != len(pairs):
             raise ValueError("repeated degree")
@@ -98,6 +99,7 @@ class LearningParams(KernelChoice):
             raise ValueError(f"mc_sizes must be a non-empty list of integers, got {self.mc_sizes!r}")
         for v in self.mc_sizes:
             check_int("mc_sizes", v, limits.MC_N_RANGE)
+        check_distinct("mc_sizes", self.mc_sizes, "size")
         check_int("seeds", self.seeds, limits.MC_SEEDS_RANGE)
         check_int("seed", self.seed, limits.MC_SEED_RANGE)
         check_choice("view", self.view, VIEWS)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz._check import check_choice, check_float, check_int
+from ntkviz._text import check_distinct
+from ntkviz.dataset._names import check_family_amplitude
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import View, option
 
@@ -45,9 +47,9 @@ def family_defaults(family: str) -> dict:
 def amplitude_option(flag: str, text: str) -> dict:
     """``MIN,MAX[,COUNT]`` -> the fields ``amplitude_min``, ``amplitude_max`` (and
     ``amplitude_count``); ranges are checked by the parameters."""
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
-    values = number_list(flag, text, float)
+    values = parse_list(flag, text, float)
     if len(values) not in (2, 3):
         raise ValueError(f"{flag} must be MIN,MAX or MIN,MAX,COUNT, got {len(values)} numbers")
     out = {"amplitude_min": values[0], "amplitude_max": values[1]}
@@ -59,9 +61,9 @@ def amplitude_option(flag: str, text: str) -> dict:
 
 
 def _digits(flag: str, text: str) -> tuple[int, ...]:
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
-    return number_list(flag, text, int)
+    return parse_list(flag, text, int)
 
 
 @dataclass(frozen=True)
@@ -102,15 +104,14 @@ class StabilityParams:
                              f"[0, {_N_BUNDLED - 1}], got {self.digits!r}")
         for d in self.digits:
             check_int("digits", d, (0, _N_BUNDLED - 1))
-        if len(set(self.digits)) != len(self.digits):
-            raise ValueError("digits must not repeat an index, got "
-                             f"{', '.join(map(str, self.digits))}")
+        check_distinct("digits", self.digits, "digit")
         lo, hi = limits.AMPLITUDE_RANGE
         for name in ("amplitude_min", "amplitude_max"):
             value = getattr(self, name)
             check_float(name, value, (lo, hi))
             if value <= lo:
                 raise ValueError(f"{name} must be in ({lo:g}, {hi:g}] (log axis), got {value!r}")
+        check_family_amplitude(self.family, self.amplitude_max, "amplitude_max")
         if self.amplitude_min > self.amplitude_max:
             raise ValueError(f"amplitude_min must be <= amplitude_max, got "
                              f"{self.amplitude_min:g} > {self.amplitude_max:g}")

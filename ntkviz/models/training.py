@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ntkviz import limits
 from ntkviz._check import check_bool, check_choice, check_float, check_int
+from ntkviz._text import check_distinct
 from ntkviz.core import METRICS, frame_steps
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import View, option
@@ -126,8 +127,7 @@ class TrainingParams:
         for key in self.metrics:
             if key not in METRICS:
                 raise ValueError(f"metrics must be among {', '.join(METRICS)}; got {key!r}")
-        if len(set(self.metrics)) != len(self.metrics):
-            raise ValueError(f"metrics must not repeat a name, got {', '.join(self.metrics)}")
+        check_distinct("metrics", self.metrics, "name")
         check_int("frame", self.frame, (-1, self.frame_count() - 1))
 
     def frame_count(self) -> int:

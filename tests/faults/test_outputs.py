@@ -82,7 +82,7 @@ def test_no_negative_eigenvalue_beyond_its_estimate(tmp_path, capsys):
 
     with open(out, newline="") as fh:
         rows = list(csv.reader(fh))[1:]
-    for k, _, mu, err, _, trusted, log_trusted in rows:
+    for k, _, mu, err, _, trusted, log_trusted, _ in rows:
         if float(mu) < 0:
             assert -float(mu) <= float(err), f"k = {k}: mu = {mu} beyond its estimate {err}"
             assert trusted == "False", f"k = {k}: negative mu = {mu} called trustworthy"

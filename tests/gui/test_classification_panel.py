@@ -32,7 +32,8 @@ def test_start_draws_the_requests_rows(panel, qtbot, tmp_path):
     want = ClassifyRequest(architecture="M3", kernels=("pixels", "ckn"), train_sizes=(10, 20), test_size=10,
                            family="rotation", amplitudes=(0.0, 30.0))()
     header, rows = panel.csv_table("deformation")
-    assert header == ["kernel", "train_size", "deformation", "amplitude", "accuracy"]
+    assert header == ["kernel", "train_size", "deformation", "amplitude", "accuracy", "train_classes",
+                      "unseen_test_labels"]
     assert rows == want.csv_table("deformation")[1]
     for view, col in (("train_size", 1), ("deformation", 3)):
         _, rows = panel.csv_table(view)

@@ -80,13 +80,14 @@ def test_user_pixels_must_be_a_prepared_non_blank_image():
         DeformationParams(user_pixels=tuple(tuple(2.0 for _ in range(28)) for _ in range(28)))
 
 
-def test_legacy_nested_session_is_read():
-    state = {"digit": {"kind": "bundled", "label": 2, "index": 3},
-             "deformation": {"rotation_deg": 5.0}, "preset": "M2",
-             "architecture": {"layers": [{"npatch": 3, "subsampling": 2}] * 3,
-                              "patch_normalization": "sum"}}
-    p = DeformationModel.parse(state)
-    assert (p.label, p.index, p.rotation_deg, p.preset, p.layers) == (2, 3, 5.0, "M2", ())
+def test_pre_release_nested_session_is_refused():
+    """The nested form of pre-release sessions (digit / deformation / architecture objects)
+    is no longer read: each of its fields is an unknown parameter, named."""
+    for key, value in (("digit", {"kind": "bundled", "label": 2, "index": 3}),
+                       ("deformation", {"rotation_deg": 5.0}),
+                       ("architecture", {"layers": [{"npatch": 3, "subsampling": 2}] * 3})):
+        with pytest.raises(ValueError, match=f"unknown parameter '{key}'"):
+            DeformationModel.parse({key: value, "preset": "M2"})
 
 
 def test_every_gallery_case_is_valid():

@@ -36,7 +36,12 @@ Conventions (ntkviz's definition): those of the reference implementation albietz
    (also in NTK mode); cosine ``c = (P * (1/max(n, 1e-6))) * (1/max(n', 1e-6))``
    in this operation order, then **clipped to [-1, 1]** (the reference clips
    only at 1 and returns NaN when rounding gives ``c < -1`` on signed inputs;
-   wherever the reference is finite the values are identical).
+   wherever the reference is finite the values are identical). The floor is not
+   scale-free, so Gram matrices (:func:`~ntkviz.core.conv.gram.gram_iter` and the tiles of
+   :mod:`ntkviz.dataset`) first divide an image stack whose largest |pixel| is below 1 or
+   above 2^64 by the power of two bringing it into [1, 2), then multiply by its square
+   (exact; :func:`~ntkviz.core.conv.gram.homogeneous_rescale`): the floor then acts at
+   1e-6 of the largest pixel, and values are the same bits as unscaled elsewhere.
 3. ``relu``: ``C = n n' kappa1(c)``, ``kappa1(c) = (sqrt(1-c^2) + c(pi - arccos c))/pi``,
    with one deliberate difference from the reference: a cosine within 4 ulps of 1 is
    taken as exactly 1. Parallel patches (every position of a self-pair, identical patches

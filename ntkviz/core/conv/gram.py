@@ -5,8 +5,8 @@
 * :func:`gram_iter` / :func:`gram_matrix` -- a whole (or cross) Gram matrix in chunks;
 * :func:`kernel_tile_iter` -- both kernels of one tile ``rows x cols`` from one pass
   (the building block of the Gram matrices and of :mod:`ntkviz.dataset`'s tiled stores),
-  over an :class:`ImageBatch`; :func:`homogeneous_rescale` the power-of-two rescaling of
-  huge images (``K(c x, c y) = c^2 K(x, y)``).
+  over an :class:`ImageBatch`; :func:`homogeneous_rescale` / :func:`scale_back` the power-of-two
+  rescaling of huge and small images (``K(c x, c y) = c^2 K(x, y)``).
 
 Conventions: :mod:`ntkviz.core.conv`; the recursion itself: the private ``_kernels``.
 """
@@ -42,6 +42,7 @@ __all__ = [
     "gram_matrix",
     "kernel_tile_iter",
     "homogeneous_rescale",
+    "scale_back",
 ]
 
 
@@ -333,32 +334,66 @@ def gram_iter(images, arch: Architecture, mode: str, images_b=None, chunk_pairs:
                 yield GramProgress(done / total, done, total)
     K = step.blocks[1 if mode == "ntk" else 0]
     if scale != 1.0:
-        with np.errstate(over="ignore"):
-            K = K * scale * scale
-        if not np.all(np.isfinite(K)):
-            raise ValueError(
-                f"images: pixel values up to {scale:.3g} give kernel values beyond the float64 "
-                "range (~1.8e308); rescale the images (the kernels are homogeneous of degree 2: "
-                "K(c x, c y) = c² K(x, y))")
+        K = scale_back(K, scale)
     yield GramProgress(1.0, total, total, K)
 
 
-#: image stacks whose largest |pixel| exceeds this are divided by a power of two first
+#: image stacks whose largest |pixel| is outside [1, 2^64] are divided by a power of two first
 _RESCALE_ABOVE = 2.0 ** 64
+_RESCALE_BELOW = 1.0
 
 
 def homogeneous_rescale(stack: np.ndarray) -> tuple[np.ndarray, float]:
     """``(stack / c, c)`` with ``c`` a power of two (exact) bringing the largest |pixel| into
-    [1, 2) when it exceeds 2^64, else ``(stack, 1.0)``. Both kernels are homogeneous of
-    degree 2 (every layer is 1-homogeneous in each input), so ``K = c² K(stack / c)``,
-    while the patch sums of the unscaled images would overflow (images scaled by 1e300
-    gave an all-NaN matrix). Small images are left alone: the norm floor 1e-6 of the
-    reference convention is not scale-free."""
+    [1, 2) when it exceeds 2^64 or is below 1 (and not 0), else ``(stack, 1.0)``. Both
+    kernels are homogeneous of degree 2 (every layer is 1-homogeneous in each input), so
+    ``K = c² K(stack / c)`` (:func:`scale_back`).
+
+    Huge images: their patch sums would overflow (images scaled by 1e300 gave an all-NaN
+    matrix). Small images: the norm floor ``max(n, 1e-6)`` of the reference convention is
+    not scale-free -- it shifts the cosines of images below ~1e-4, turns images below
+    ~1e-8 into a kernel of their norms only (76 % off ``c² K(x / c)``), and their kernel
+    values underflow below ~1e-154. Dividing by a power of two changes no bit of any other
+    step of the recursion (products, sums, square roots and divisions all commute exactly
+    with it), so images whose largest pixel is in [1/2, 1) get the same values as unscaled
+    wherever the floor does not act."""
     peak = float(np.max(np.abs(stack))) if stack.size else 0.0
-    if not peak > _RESCALE_ABOVE:
+    if not (peak > _RESCALE_ABOVE or 0.0 < peak < _RESCALE_BELOW):
         return stack, 1.0
     scale = math.ldexp(1.0, math.frexp(peak)[1] - 1)
+    if scale < _SCALE_FLOOR:  # refused before any work: every value would underflow
+        raise _below_range(scale, "all")
     return stack / scale, scale
+
+
+#: below this scale c every kernel value c² K(x / c) underflows: with pixels in [1, 2), a
+#: value K(x / c) stays far below 2^64 (at most 256² pixels × 16 channels × 4, times a factor
+#: s² per layer of patch sums, for at most 8 layers of side <= 99 on images <= 256: < 2^64)
+_SCALE_FLOOR = 2.0 ** -543
+
+
+def _below_range(scale: float, count) -> ValueError:
+    return ValueError(f"images: pixel values of at most {2 * scale:.3g} give "
+                      f"kernel values below the float64 range (~2.2e-308; {count} of them would be 0 or "
+                      "lose digits); rescale the images (the kernels are homogeneous of degree 2: "
+                      "K(c x, c y) = c² K(x, y))")
+
+
+def scale_back(K: np.ndarray, scale: float) -> np.ndarray:
+    """``scale² K`` (exact: a power of two), or ``ValueError`` when a value leaves the normal
+    float64 range: beyond ~1.8e308, or a nonzero value below ~2.2e-308 (0 or a subnormal
+    with lost digits) -- a matrix of zeros must never look like a result. NaN stays NaN
+    (the NTK of an architecture without one)."""
+    with np.errstate(over="ignore", under="ignore"):
+        out = K * scale * scale
+    if not np.all(np.isfinite(out) | np.isnan(K)):
+        raise ValueError(f"images: pixel values up to {scale:.3g} give kernel values beyond the float64 range "
+                         "(~1.8e308); rescale the images (the kernels are homogeneous of degree 2: "
+                         "K(c x, c y) = c² K(x, y))")
+    lost = (K != 0.0) & np.isfinite(K) & (np.abs(out) < np.finfo(np.float64).tiny)
+    if np.any(lost):
+        raise _below_range(scale, int(np.count_nonzero(lost)))
+    return out
 
 
 def gram_matrix(images, arch: Architecture, mode: str, images_b=None) -> np.ndarray:

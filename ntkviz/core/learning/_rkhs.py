@@ -61,7 +61,8 @@ def approximation_error(spectrum, projection, bounds) -> np.ndarray:
     out = np.zeros(b.shape[0])
     if p_k.size:
         full = float(p_k.sum())
-        norm_at_zero = float(np.sum(p_k / m_k))   # ‖f‖²_H (λ = 0)
+        with np.errstate(over="ignore"):  # inf: a norm beyond float64 exceeds every bound, as it should
+            norm_at_zero = float(np.sum(p_k / m_k))   # ‖f‖²_H (λ = 0)
         need = b * b < norm_at_zero                # otherwise g = f, error 0
         # bisection on ln λ for every bound at once: Σ P μ/(μ+λ)² decreases in λ
         lo = np.full(b.shape[0], -745.0)
@@ -71,7 +72,10 @@ def approximation_error(spectrum, projection, bounds) -> np.ndarray:
         for _ in range(120):
             mid = 0.5 * (lo + hi)
             lam = np.exp(mid)[:, None]
-            too_big = np.sum(p_k * m_k / (m_k + lam) ** 2, axis=1) > b * b
+            # P μ/(μ+λ)² as (P/(μ+λ)) (μ/(μ+λ)): no underflow of (μ+λ)²; a term beyond float64
+            # is inf, which exceeds every bound as the true value does
+            with np.errstate(over="ignore"):
+                too_big = np.sum(p_k / (m_k + lam) * (m_k / (m_k + lam)), axis=1) > b * b
             lo = np.where(too_big, mid, lo)
             hi = np.where(too_big, hi, mid)
             if np.all(hi - lo < 1e-13 * np.maximum(1.0, np.abs(hi))):

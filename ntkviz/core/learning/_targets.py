@@ -33,6 +33,7 @@ import numpy as np
 
 from ntkviz.core.learning._gegenbauer import (gegenbauer, log_gegenbauer,
                                               log_sphere_density_constant, upper_tail)
+from ntkviz.limits import TARGET_COEFFICIENT_MAX
 
 TARGET_KINDS = ("components", "ridge", "step", "abs")
 #: |t| bound of the ridge/step threshold
@@ -85,8 +86,9 @@ class Target:
         for k, c in comps:
             if k < 0:
                 raise ValueError(f"target degree must be >= 0, got {k}")
-            if not math.isfinite(c):
-                raise ValueError(f"target coefficient of degree {k} must be a finite number, got {c}")
+            if not abs(c) <= TARGET_COEFFICIENT_MAX:  # its power c² and the errors' squares stay finite
+                raise ValueError(f"target coefficient of degree {k} must be in [-{TARGET_COEFFICIENT_MAX:g}, "
+                                 f"{TARGET_COEFFICIENT_MAX:g}], got {c}")
         if len({k for k, _ in comps}) != len(comps):
             raise ValueError("target degrees must be distinct")
         if self.kind == "components" and not comps:
@@ -95,8 +97,9 @@ class Target:
         if not (math.isfinite(self.threshold) and abs(self.threshold) <= MAX_THRESHOLD):
             raise ValueError(f"target threshold must be in [-{MAX_THRESHOLD}, {MAX_THRESHOLD}], "
                              f"got {self.threshold}")
-        if not math.isfinite(self.amplitude):
-            raise ValueError(f"target amplitude must be a finite number, got {self.amplitude}")
+        if not abs(self.amplitude) <= TARGET_COEFFICIENT_MAX:
+            raise ValueError(f"target amplitude must be in [-{TARGET_COEFFICIENT_MAX:g}, "
+                             f"{TARGET_COEFFICIENT_MAX:g}], got {self.amplitude}")
 
     @property
     def max_degree(self) -> int:

@@ -285,7 +285,9 @@ def mercer_spectrum(spec: KernelSpec, dim: int, kmax: int, *, check_input: bool 
         # the quadrature parts evaluate the normalised kernel already
         log_scale = log_scale - math.log(at_one)
     ks = np.arange(kmax + 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # over: err / mu of a subnormal mu is inf, the right relative error of a value that
+    # has lost its digits (it is then untrusted)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         log_mu = np.where(mu > 0.0, log_scale + np.log(np.where(mu > 0.0, mu, 1.0)), -np.inf)
         log10_mu = log_mu / math.log(10.0)
         # representation: log μ_k is a float64 (and μ_k = exp of one), whose rounding is

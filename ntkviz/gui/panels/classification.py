@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from ntkviz import limits
-from ntkviz._text import number_list
+from ntkviz._text import parse_list
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
 from ntkviz.gui.panels._base import OnDemandPanel
 from ntkviz.gui.widgets import PALETTE, JobControls, combo, form_group, int_spin, line_edit, make_plot, pen
@@ -107,9 +107,9 @@ class QtClassificationPanel(OnDemandPanel):
 
         self.arch_combo.currentTextChanged.connect(lambda v: self.write(architecture=v))
         self.sizes_edit.editingFinished.connect(
-            lambda: self._set_text(self.sizes_edit, "train_sizes", lambda t: number_list("train_sizes", t)))
+            lambda: self._set_text(self.sizes_edit, "train_sizes", lambda t: parse_list("train_sizes", t)))
         self.amps_edit.editingFinished.connect(
-            lambda: self._set_text(self.amps_edit, "amplitudes", lambda t: number_list("amplitudes", t, float)))
+            lambda: self._set_text(self.amps_edit, "amplitudes", lambda t: parse_list("amplitudes", t, float)))
         self.ridge_edit.editingFinished.connect(lambda: self._set_text(self.ridge_edit, "ridge", _ridge))
         self.test_spin.valueChanged.connect(lambda v: self.write(test_size=int(v)))
         self.seed_spin.valueChanged.connect(lambda v: self.write(seed=int(v)))
@@ -183,8 +183,9 @@ class QtClassificationPanel(OnDemandPanel):
             self.progress.setValue(1000)
             ridges = "; ".join(f"{STYLE[k][0]} {lam:g}" for (k, n), lam in
                                response.result.ridges.items() if n == max(response.train_sizes))
+            note = response.result.coverage_warning()
             self.info.setText(f"done. ridge (relative) at n = {max(response.train_sizes)}: "
-                              f"{ridges}")
+                              f"{ridges}" + (f"\nwarning: {note}" if note else ""))
         for view, plot in self.plots.items():
             series = response.series(view)
             shown = [k for k in KERNELS if k in response.kernels]

@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
+from ntkviz._text import parse_list
 from ntkviz.gui.panels._curve_plots import log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_slider)
@@ -183,8 +184,7 @@ class QtLearningPanel(KernelChoicePanel):
         self.kmax_spin.valueChanged.connect(lambda v: self.write(kmax=int(v)))
         self.view_combo.currentTextChanged.connect(lambda v: self.write(view=v))
         self.sizes_edit.editingFinished.connect(
-            lambda: self._set_text(self.sizes_edit, "mc_sizes",
-                                   lambda t: tuple(int(float(s)) for s in t.split(",") if s.strip())))
+            lambda: self._set_text(self.sizes_edit, "mc_sizes", lambda t: parse_list("mc_sizes", t)))
         self.seeds_spin.valueChanged.connect(lambda v: self.write(seeds=int(v)))
         self.seed_spin.valueChanged.connect(lambda v: self.write(seed=int(v)))
         self.mc_button.clicked.connect(self.start_monte_carlo)
@@ -234,8 +234,8 @@ class QtLearningPanel(KernelChoicePanel):
     def _set_text(self, edit, field, parse) -> None:
         try:
             value = parse(edit.text())
-        except ValueError:
-            self._report_error(f"{field}: cannot read {edit.text()!r}")
+        except ValueError as exc:  # a list parser's message names the field; float()'s does not
+            self._report_error(str(exc) if str(exc).startswith(field) else f"{field}: cannot read {edit.text()!r}")
             self.sync_widgets(frozenset({field}))
             return
         self.write(**{field: value})
