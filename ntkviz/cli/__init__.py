@@ -1,6 +1,6 @@
 """Headless command line: ``ntkviz <command> ...``.
 
-Each command lives in its own module ``ntkviz/cli/_<command>.py`` exposing
+Each command lives in its own module ``ntkviz/cli/_<command>.py`` (``-`` written ``_``) exposing
 ``register(subparsers)``, which adds its parser and sets ``func`` to a
 ``run(args) -> int``. Importing this package pulls in no Qt module; only the
 ``gui`` command and the PNG/SVG branch of ``export`` import Qt, lazily.
@@ -16,7 +16,8 @@ import importlib
 import os
 import sys
 
-COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "stability", "learn", "export")
+COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "stability", "learn", "gram-spectrum",
+            "data-theory", "export")
 
 
 class CliError(Exception):
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ntkviz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMANDS:
-        importlib.import_module(f"ntkviz.cli._{name}").register(sub)
+        importlib.import_module(f"ntkviz.cli._{name.replace('-', '_')}").register(sub)
     return parser
 
 

@@ -8,7 +8,8 @@ stay lean. Calling a request returns an immutable response; long jobs also offer
 between items. Modules: ``_curves`` (kernel curves, spectra), ``_deform``
 (deformation editor, stability sweep), ``_training`` (lazy training),
 ``_classify`` (kernel-ridge classification of digits), ``_learning`` (kernel
-regression on the sphere), ``_tables`` (CSV tables of responses).
+regression on the sphere), ``_data_theory`` (spectra of Gram matrices, theory against
+measurement on a data pool), ``_tables`` (CSV tables of responses).
 
 Names are imported on first use (PEP 562): ``from ntkviz.jobs import
 SpectrumRequest`` loads only the module that defines it, which keeps the app's
@@ -17,7 +18,7 @@ start-up and ``ntkviz --help`` short.
 import importlib as _importlib
 
 #: the job modules; their ``__all__`` make up this package's API
-_MODULES = ("_tables", "_curves", "_deform", "_training", "_classify", "_learning")
+_MODULES = ("_tables", "_curves", "_deform", "_training", "_classify", "_learning", "_data_theory")
 
 
 def __getattr__(name: str):
