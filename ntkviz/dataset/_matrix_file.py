@@ -159,6 +159,9 @@ def read_labels(path, n: int) -> np.ndarray:
     else:
         raise ValueError(f"{path}: labels must be a .npy array, a .npz with 'labels' or an MNIST "
                          "*-labels-idx1-ubyte[.gz] file")
+    if np.ndim(raw) == 1 and len(raw) != n:
+        raise ValueError(f"{path}: {len(raw)} labels, the Gram matrix has {n} rows; give the labels "
+                         "of the images the matrix was computed from, in their order")
     labels = _labels(raw, n, str(path))
     if labels.ndim == 1 and labels.size and labels.min() < 0:
         raise ValueError(f"{path}: labels must be class numbers >= 0, got {int(labels.min())}")
