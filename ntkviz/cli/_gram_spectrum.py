@@ -37,8 +37,8 @@ def add_gram_arguments(p, labels_required: bool) -> None:
     p.add_argument("--gram", required=True, metavar="K.zarr|K.npy",
                    help="the Gram matrix: a store written by 'ntkviz gram --out K.zarr' or a square .npy")
     p.add_argument("--labels", required=labels_required, metavar="FILE",
-                   help="integer class labels in the Gram matrix's order: a .npy array, a .npz with "
-                        "'labels' (e.g. the images file given to 'ntkviz gram') or an MNIST "
+                   help="integer class labels in the Gram matrix's order: a .npy array, the .npz images "
+                        "file given to 'ntkviz gram' (with its 'labels') or an MNIST "
                         "*-labels-idx1-ubyte[.gz] file")
 
 

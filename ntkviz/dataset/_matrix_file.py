@@ -143,10 +143,12 @@ def _checked(matrix: np.ndarray, source: str) -> np.ndarray:
 
 
 def read_labels(path, n: int) -> np.ndarray:
-    """Integer class labels ``(n,)`` from ``path``: a ``.npy`` 1-D array, a ``.npz`` with an
-    array ``labels`` (e.g. the images file given to ``ntkviz gram``) or an MNIST
-    ``*-labels-idx1-ubyte[.gz]`` file. Its length must be ``n`` (the Gram matrix's size)."""
-    from ntkviz.dataset._load import _labels, read_idx
+    """Integer class labels ``(n,)`` from ``path``: a ``.npy`` 1-D array, a ``.npz`` with arrays
+    ``images`` and ``labels`` (the images file given to ``ntkviz gram``; read by
+    :func:`ntkviz.dataset.load_dataset`) or an MNIST ``*-labels-idx1-ubyte[.gz]`` file. Its
+    length must be ``n`` (the Gram matrix's size)."""
+    from ntkviz.core.deformations.digits import read_npy
+    from ntkviz.dataset._load import _labels, load_dataset, read_idx
 
     path = Path(path)
     if path.is_dir() or not path.exists():
@@ -154,34 +156,17 @@ def read_labels(path, n: int) -> np.ndarray:
     name = path.name.lower()
     if "-labels-idx1-ubyte" in name or "-labels.idx1-ubyte" in name:
         raw = read_idx(path)
-    elif path.suffix.lower() in (".npy", ".npz"):
-        raw = _load_array(path)
+    elif path.suffix.lower() == ".npy":
+        raw = read_npy(path)
+    elif path.suffix.lower() == ".npz":
+        raw = load_dataset(path).require_labels("--labels")
     else:
-        raise ValueError(f"{path}: labels must be a .npy array, a .npz with 'labels' or an MNIST "
-                         "*-labels-idx1-ubyte[.gz] file")
+        raise ValueError(f"{path}: labels must be a .npy array, a .npz with 'images' and 'labels' or an "
+                         "MNIST *-labels-idx1-ubyte[.gz] file")
     if np.ndim(raw) == 1 and len(raw) != n:
         raise ValueError(f"{path}: {len(raw)} labels, the Gram matrix has {n} rows; give the labels "
                          "of the images the matrix was computed from, in their order")
     labels = _labels(raw, n, str(path))
-    if labels.ndim == 1 and labels.size and labels.min() < 0:
+    if labels.size and labels.min() < 0:
         raise ValueError(f"{path}: labels must be class numbers >= 0, got {int(labels.min())}")
     return labels
-
-
-def _load_array(path: Path) -> np.ndarray:
-    import zipfile
-
-    try:
-        data = np.load(path, allow_pickle=False)
-        if isinstance(data, np.ndarray):
-            return data
-        with data:
-            if "labels" not in data.files:
-                raise ValueError(f"{path}: .npz has no array 'labels' (found: {', '.join(data.files) or 'none'})")
-            return data["labels"]
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{path}: unreadable file ({exc})") from None
-    except ValueError as exc:
-        if str(exc).startswith(str(path)):
-            raise
-        raise ValueError(f"{path}: unreadable file ({exc})") from None

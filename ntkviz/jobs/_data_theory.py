@@ -208,8 +208,9 @@ class GramSpectrumRequest:
     gram : str, Path or array
         An ``ntkviz gram`` Zarr store, a ``.npy`` file (read when run) or an (N, N) array.
     labels : str, Path, array or None
-        Integer class labels (N,): an array, a ``.npy``, a ``.npz`` with ``labels`` or an
-        MNIST labels file.
+        Integer class labels (N,): an array or a file read by
+        :func:`ntkviz.dataset._matrix_file.read_labels` (``.npy``, the ``.npz`` images file with
+        its ``labels``, an MNIST labels file).
     name : str
         What the view calls this kernel (``"ckn"``, ``"ntk"``, ``"pixels"``, ...).
     """
@@ -345,7 +346,8 @@ class DataTheoryRequest:
     gram : str, Path or array
         The pool's Gram matrix: an ``ntkviz gram`` Zarr store, a ``.npy`` file or an array.
     labels : str, Path or array
-        Integer class labels of the pool (N,), at least two classes.
+        Integer class labels of the pool (N,), at least two classes (files as for
+        :class:`GramSpectrumRequest`).
     n_values : sequence of int
         Distinct training sizes in [1, N - 1].
     ridge : float

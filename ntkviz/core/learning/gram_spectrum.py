@@ -25,6 +25,7 @@ Memory. The matrix is ``8 N²`` bytes; ``eigh`` (LAPACK ``dsyevd``) adds the eig
 (``8 N²``, written over the matrix when ``overwrite=True``) and a workspace of about
 ``2 × 8 N²``: a peak of about ``3 × 8 N²`` bytes (overwrite) or ``4 × 8 N²`` (copy), 9.6 /
 12.8 GB at the largest size allowed, ``MAX_GRAM_SIZE = 20000``; larger matrices are refused.
+(:class:`ntkviz.jobs.DataTheoryRequest` keeps the matrix beside its decomposition: ``5 × 8 N²``.)
 
 Reference on the sphere. :func:`sphere_reference` gives the sorted Mercer eigenvalues of a
 dot-product kernel on ``S^{p-1}`` (each ``μ_k`` repeated ``N(p, k)`` times), the spectrum the
@@ -91,13 +92,13 @@ def centred_one_hot(labels) -> tuple[np.ndarray, np.ndarray]:
 def decompose(matrix: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(λ, V)`` of a symmetric float64 matrix, eigenvalues descending, eigenvectors in the
     columns (LAPACK ``dsyevd`` through SciPy; ``overwrite=True`` lets it write over
-    ``matrix``, saving one ``8 N²`` copy)."""
+    ``matrix``, saving one ``8 N²`` copy). Both are reversed views of LAPACK's output (no copy)."""
     from scipy import linalg
 
     # a symmetric C array is its own transpose: passing .T (Fortran order) lets LAPACK work in place
     a = matrix.T if matrix.flags.c_contiguous else matrix
     w, v = linalg.eigh(a, overwrite_a=overwrite, check_finite=False, driver="evd")
-    return w[::-1].copy(), np.ascontiguousarray(v[:, ::-1])
+    return w[::-1], v[:, ::-1]
 
 
 def numerical_floor(eigenvalues: np.ndarray) -> float:
