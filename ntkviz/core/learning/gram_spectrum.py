@@ -40,15 +40,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntkviz.core._validate import check_int
+from ntkviz.core.spectra._series import EPS  # the core's one machine epsilon
 
 __all__ = ["GramSpectrum", "gram_spectrum", "check_gram", "decompose", "numerical_floor", "centred_one_hot",
            "label_energy", "spectrum_from_eigenpairs", "SYMMETRY_TOLERANCE", "SphereReference", "sphere_reference", "MAX_GRAM_SIZE", "EPS"]
 
-#: largest Gram matrix decomposed (peak memory about 3-4 x 8 N² bytes, see the module docstring)
+#: largest Gram matrix decomposed (peak memory about 3-5 x 8 N² bytes, see the module docstring)
 MAX_GRAM_SIZE = 20_000
 #: relative asymmetry ``max|K - Kᵀ| / max|K|`` a Gram matrix may have (rounding of its producer)
 SYMMETRY_TOLERANCE = 1e-8
-EPS = float(np.finfo(np.float64).eps)
 
 
 def check_gram(matrix, name: str = "gram") -> np.ndarray:
