@@ -3,7 +3,7 @@ sphere reference against the spectrum of a quasi-uniform point set."""
 import numpy as np
 import pytest
 
-from ntkviz.core import KernelSpec, kernel_at_one
+from ntkviz.core import KernelSpec
 from ntkviz.core.learning import centred_one_hot, gram_spectrum, sphere_reference
 from ntkviz.core.learning._krr import gram
 from ntkviz.core.learning._reference import gram_spectrum_reference
