@@ -64,6 +64,11 @@ def test_gram_spectrum_request_reads_a_store_and_adds_the_sphere_reference(tmp_p
     assert resp.reference.dim == 9 and resp.reference.label.startswith("NTK L=2")
     assert resp.reference.exponent == pytest.approx(9 / 8)
     assert resp.reference.eigenvalues.shape == (9,)
+    # the data-theory response carries it too, on K̃'s scale (the pool's eigenvalues sum to 1)
+    theory = DataTheoryRequest(tmp_path / "K.zarr", np.arange(9) % 3, (4,), draws=2)()
+    assert theory.reference.label == resp.reference.label
+    np.testing.assert_allclose(theory.reference.eigenvalues,
+                               resp.reference.eigenvalues / (resp.spectrum.trace / 9), rtol=1e-12)
 
 
 def test_reference_kernel_of_stores():

@@ -162,6 +162,15 @@ def reference_kernel(meta: dict):
     return KernelSpec("ntk" if mode == "ntk" else "nngp", depth), max(dim, 2)
 
 
+def _reference(meta: dict, count: int, trace: float):
+    """The :class:`~ntkviz.core.learning.SphereReference` of a store's kernel family (``count``
+    eigenvalues, all of them summing to ``trace``), or None."""
+    from ntkviz.core.learning.gram_spectrum import sphere_reference
+
+    ref = reference_kernel(meta)
+    return None if ref is None else sphere_reference(ref[0], ref[1], count, trace)
+
+
 # ----------------------------------------------------------------------------- gram spectrum
 @dataclass(frozen=True)
 class GramSpectrumResponse:
@@ -227,17 +236,14 @@ class GramSpectrumRequest:
         object.__setattr__(self, "name", str(self.name))
 
     def iterate(self) -> Iterator[DataTheoryProgress]:
-        from ntkviz.core.learning.gram_spectrum import gram_spectrum, sphere_reference
+        from ntkviz.core.learning.gram_spectrum import gram_spectrum
 
         matrix, labels, meta, source, owned = yield from _read(self.gram, self.labels, "reading", 0.5)
         yield DataTheoryProgress(0.5, "eigendecomposition")
         if owned:
             matrix.setflags(write=True)  # ours: LAPACK may write over it
         spectrum = gram_spectrum(matrix, labels, overwrite=owned)
-        reference = None
-        ref = reference_kernel(meta)
-        if ref is not None:
-            reference = sphere_reference(ref[0], ref[1], spectrum.size, spectrum.trace / spectrum.size)
+        reference = _reference(meta, spectrum.size, spectrum.trace / spectrum.size)
         yield DataTheoryProgress(1.0, "done")
         return GramSpectrumResponse(self.name, source, spectrum, reference, meta)
 
@@ -270,6 +276,8 @@ class DataTheoryResponse:
         in [1, N - 1] (the predicted learning curve as a line).
     certificate, test_mse, accuracy : ``{kind: (len(n), draws) array}``.
     lambda_min : ``(len(n), draws)`` ``λ_min(H)``; ``pseudo_inverse`` ``(len(n), draws)`` bool.
+    reference : the sphere reference of a store's kernel family (:func:`reference_kernel`),
+        scaled to K̃'s trace (eigenvalues summing to 1), or None.
     """
 
     name: str
@@ -290,6 +298,7 @@ class DataTheoryResponse:
     accuracy: dict
     lambda_min: np.ndarray
     pseudo_inverse: np.ndarray
+    reference: object = None
 
     @property
     def fraction(self) -> float:
@@ -454,7 +463,7 @@ class DataTheoryRequest:
                 yield DataTheoryProgress(0.2 + 0.8 * done / total, f"n = {n}, draw {d + 1}/{self.draws}")
         return DataTheoryResponse(self.name, source, size, mean_diagonal, self.ridge, self.draws, self.seed,
                                   self.n_values, kinds, spectrum, energy, theory, curve, cert, mse, acc,
-                                  lam, pinv)
+                                  lam, pinv, _reference(meta, size, 1.0))
 
     def __call__(self) -> DataTheoryResponse:
         return run_to_end(self.iterate())
