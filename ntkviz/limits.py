@@ -113,6 +113,7 @@ MC_SEEDS_RANGE = (1, 1000)  # Monte-Carlo repetitions
 MC_TEST_RANGE = (10, 100_000)  # test points of a Monte-Carlo run
 MC_SEED_RANGE = (0, 2**31 - 1)  # first seed of the Monte-Carlo runs
 RIDGE_RANGE = (0.0, 1e6)  # ridge δ (not multiplied by n)
+DATA_DRAWS_RANGE = (1, 1000)  # random training subsets per n of `ntkviz data-theory`
 NOISE_RANGE = (0.0, 1e3)  # label-noise standard deviation σ
 GP_COUNT_RANGE = (1, 50)  # GP samples on the circle
 GP_POINTS_RANGE = (16, 8192)  # points of a GP sample

@@ -18,7 +18,7 @@ import re
 import sys
 
 COMMANDS = ("gui", "kernel", "spectrum", "gram", "classify", "infimnist", "stability", "learn",
-            "lazy-sweep", "export")
+            "lazy-sweep", "gram-spectrum", "data-theory", "export")
 
 
 class CliError(Exception):

@@ -31,12 +31,17 @@ Classification of digits
 Kernel regression on the sphere
     ``LearningTheoryRequest`` -> ``LearningTheoryResponse``, ``LearningMonteCarloRequest``
     -> ``LearningMonteCarloResponse``, ``GeneralisationRequest`` -> ``GeneralisationResponse``.
+Kernel regression on data
+    ``GramSpectrumRequest`` -> ``GramSpectrumResponse`` (spectrum of a Gram matrix, label
+    alignment), ``DataTheoryRequest`` -> ``DataTheoryResponse`` (theory against measurement
+    on a pool, the certificate with true and random labels).
 
 Modules: ``_run`` (the protocol), ``_curves`` (kernel curves, spectra), ``_tables`` (the
 CLI's tables), ``_deform`` (deformation editor, stability sweep), ``_stability_sets`` (the
 sets of Fig. 1), ``_training`` (lazy training), ``_lazy_sweep`` (lazy ↔ rich sweeps),
 ``_classify`` (kernel-ridge classification of digits), ``_learning`` (kernel regression
-on the sphere). Their other names (progress items, sub-requests, helpers) are reached
+on the sphere), ``_data_theory`` (spectra of Gram matrices and the theory on a data pool). Their
+other names (progress items, sub-requests, helpers) are reached
 from the module. Importing this package loads none of them: ``from ntkviz.jobs import
 SpectrumRequest`` loads only the module that defines it, which keeps the app's start-up
 and ``ntkviz --help`` short.
@@ -56,6 +61,8 @@ _API_BY_MODULE = {
     "_classify": ("ClassifyRequest", "ClassifyResponse"),
     "_learning": ("LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
                   "LearningMonteCarloResponse", "GeneralisationRequest", "GeneralisationResponse"),
+    "_data_theory": ("GramSpectrumRequest", "GramSpectrumResponse", "DataTheoryRequest",
+                     "DataTheoryResponse"),
 }
 #: name -> module
 _API = {name: module for module, names in _API_BY_MODULE.items() for name in names}
