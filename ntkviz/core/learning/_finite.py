@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntkviz.core._validate import check_float, check_int
+from ntkviz._check import check_float, check_int
 from ntkviz.core.learning._theory import _solve_kappa, _sums
 
 __all__ = ["FiniteTheory", "finite_learning_theory"]
@@ -63,7 +63,7 @@ def finite_learning_theory(eigenvalues, power, n_values, ridge: float,
                          f"{mu.shape} and {pw.shape}")
     if not (np.all(np.isfinite(mu)) and np.all(mu >= 0) and np.all(np.isfinite(pw)) and np.all(pw >= 0)):
         raise ValueError("eigenvalues and power must be finite and >= 0")
-    delta = check_float("ridge", ridge, 0.0, np.inf)
+    delta = check_float("ridge", ridge, (0.0, None))
     n_arr = np.ascontiguousarray(n_values, dtype=np.float64)
     if n_arr.ndim != 1 or n_arr.size == 0 or not np.all((n_arr >= 1) & np.isfinite(n_arr)):
         raise ValueError("n_values must be a non-empty list of numbers >= 1")
@@ -89,7 +89,7 @@ def finite_learning_theory(eigenvalues, power, n_values, ridge: float,
         train = (delta / (n_arr * kap)) ** 2 * test
         heldout = np.full(n_arr.shape, np.nan)
         if pool_size is not None:
-            pool = check_int("pool_size", pool_size, 2, None)
+            pool = check_int("pool_size", pool_size, (2, None))
             inside = n_arr < pool
             heldout[inside] = ((pool * test - n_arr * train) / (pool - n_arr))[inside]
     return FiniteTheory(n_arr, kap, e0, test, train, heldout)

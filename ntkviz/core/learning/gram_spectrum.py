@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntkviz.core._validate import check_int
+from ntkviz import limits
+from ntkviz._check import check_int
 from ntkviz.core.spectra._series import EPS  # the core's one machine epsilon
 
 __all__ = ["GramSpectrum", "gram_spectrum", "check_gram", "decompose", "numerical_floor", "centred_one_hot",
@@ -222,8 +223,8 @@ def sphere_reference(spec, dim: int, count: int, trace: float = 1.0) -> SphereRe
     if not isinstance(spec, KernelSpec):
         raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
     spec = spec.validated()
-    dim = check_int("dim", dim, 2, 1000)
-    count = check_int("count", count, 1, MAX_GRAM_SIZE)
+    dim = check_int("dim", dim, limits.DIM_RANGE)
+    count = check_int("count", count, (1, MAX_GRAM_SIZE))
     kmax, total = 0, 1.0
     while total < count and kmax < 2000:  # enough degrees to hold `count` eigenvalues
         kmax += 1
