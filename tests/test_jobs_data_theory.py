@@ -10,8 +10,8 @@ from ntkviz.core.learning._reference import (finite_theory_reference, gram_spect
                                              subset_fit_reference)
 from ntkviz.dataset import GramRun
 from ntkviz.dataset.classify import median_bandwidth, pixel_gram
-from ntkviz.jobs import (DATA_THEORY_CSV_COLUMNS, SPECTRUM_CSV_COLUMNS, DataTheoryRequest,
-                         GramSpectrumRequest, reference_kernel)
+from ntkviz.jobs import DataTheoryRequest, GramSpectrumRequest
+from ntkviz.jobs._data_theory import DATA_THEORY_CSV_COLUMNS, SPECTRUM_CSV_COLUMNS, reference_kernel
 
 
 @pytest.fixture(scope="module")
