@@ -78,7 +78,7 @@ def test_checks_catch_what_they_should(qtbot, tmp_path):
     exported = svg_problems(svg_string(w.getPlotItem()))
     assert not any("scale factor" in p for p in exported)  # the exporter removes it
     assert any("grid of" in p for p in exported)  # stacked like the screen: grid over data
-    from ntkviz.gui.widgets import grid_below
+    from ntkviz.gui.plot_style import grid_below
 
     grid_below(w)  # the fix panels use: grid under the data on screen and in SVG
     assert svg_problems(svg_string(w.getPlotItem())) == []

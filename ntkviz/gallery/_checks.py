@@ -113,7 +113,7 @@ def layout_problems(item, width: int | None = None, height: int | None = None) -
                                         f"at {w}×{h}")
                 elif isinstance(it, pg.AxisItem) and it.grid is not False and _over_data(it):
                     problems.append(f"grid of the {it.orientation} axis drawn over the data "
-                                    f"(use ntkviz.gui.widgets.grid_below)")
+                                    f"(use ntkviz.gui.plot_style.grid_below)")
                 if isinstance(it, pg.PlotDataItem) and not _inside_view(it):
                     problems.append(f"curve {it.name() or '(unnamed)'!r} reaches beyond its "
                                     f"plot's range at {w}×{h}")

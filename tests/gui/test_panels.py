@@ -403,7 +403,7 @@ def test_svg_draws_the_grid_before_the_curves(qtbot, dispatcher, tmp_path):
     import re
 
     from ntkviz.gui.export import export_plot
-    from ntkviz.gui.widgets import PALETTE
+    from ntkviz.gui.plot_style import PALETTE
 
     for cls in (QtKernelCurvesPanel, QtSpectrumPanel):
         panel = make(qtbot, cls, dispatcher)

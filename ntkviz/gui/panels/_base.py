@@ -235,7 +235,7 @@ class OnDemandPanel(QtPanel):
     request's ``iterate``: progress items, cancellable) on the heavy pool, started by
     the panel's run button, stopped by its own Cancel button (the main window adds
     none), beside a progress bar and an info line: a
-    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`."""
+    :class:`~ntkviz.gui.controls.JobControls` column given to :meth:`use_controls`."""
 
     heavy = True
     generator = True

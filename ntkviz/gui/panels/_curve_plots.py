@@ -1,6 +1,6 @@
 """Plot pieces shared by the kernel-curve and eigenvalue-decay panels.
 
-* :func:`log_plot` — :func:`ntkviz.gui.widgets.make_plot` with the legend
+* :func:`log_plot` — :func:`ntkviz.gui.plot_style.make_plot` with the legend
   under the x axis (:func:`legend_below`, covering no data) and optionally a y axis of log10 values labelled 10ⁿ that is not
   limited to the float64 range (the spectrum plots log10 μ_k, which may be −2000);
 * :class:`Log10Hover` — the hover read-out for curves drawn as log10 values;
@@ -14,7 +14,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore
 
-from ntkviz.gui.widgets import CurveHover, make_plot, style_legend
+from ntkviz.gui.hover import CurveHover
+from ntkviz.gui.plot_style import make_plot, style_legend
 
 __all__ = ["log_plot", "Log10Hover", "sci", "legend_below", "finite_or_nan", "dash"]
 
@@ -39,7 +40,7 @@ def sci(value: float | None = None, log10: float | None = None, digits: int = 10
 
 def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y: bool = False,
              log_y_values: bool = False) -> pg.PlotWidget:
-    """A plot as :func:`ntkviz.gui.widgets.make_plot` (axes labelled 10ⁿ on log scales,
+    """A plot as :func:`ntkviz.gui.plot_style.make_plot` (axes labelled 10ⁿ on log scales,
     never a scale factor, grid under the curves) with its legend under the x axis
     (:func:`legend_below`). ``log_y_values``: the curves hold log10 of the values on
     a linear view and the left axis labels them as 10ⁿ (values below 10⁻³⁰⁸ stay

@@ -20,7 +20,8 @@ from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_slider, write_through)
-from ntkviz.gui.widgets import PALETTE, Readout, combo, int_spin, line_edit, pen
+from ntkviz.gui.controls import Readout, combo, int_spin, line_edit
+from ntkviz.gui.plot_style import PALETTE, pen
 from ntkviz.models.generalisation import VIEWS, GeneralisationModel
 
 __all__ = ["QtGeneralisationPanel"]

@@ -14,8 +14,9 @@ from ntkviz.gui.panels._curve_plots import dash, finite_or_nan, log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider,
                                                 scroll_column, set_checked, set_slider,
                                                 write_through)
-from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, pen, set_item_name, set_label,
-                                set_title, settle)
+from ntkviz.gui.controls import LabeledSlider, Readout
+from ntkviz.gui.hover import CurveHover
+from ntkviz.gui.plot_style import pen, set_item_name, set_label, set_title, settle
 from ntkviz.models.kernel_curves import KernelCurvesModel
 
 __all__ = ["QtKernelCurvesPanel"]

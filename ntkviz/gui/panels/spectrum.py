@@ -17,7 +17,9 @@ from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import Log10Hover, dash, log_plot, sci
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_checked, set_slider, write_through)
-from ntkviz.gui.widgets import CurveHover, Readout, pen, set_item_name, set_label, set_title, settle
+from ntkviz.gui.controls import Readout
+from ntkviz.gui.hover import CurveHover
+from ntkviz.gui.plot_style import pen, set_item_name, set_label, set_title, settle
 from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE, SpectrumModel
 
 __all__ = ["QtSpectrumPanel"]

@@ -24,8 +24,9 @@ from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
 from ntkviz.gui.panels._base import OnDemandPanel
-from ntkviz.gui.widgets import (PALETTE, DecadeLogAxis, JobControls, combo, form_group, grid_below,
-                                int_spin, line_edit, log_tick_strings, style_legend)
+from ntkviz.gui.controls import JobControls, combo, form_group, int_spin, line_edit
+from ntkviz.gui.plot_style import PALETTE, DecadeLogAxis, grid_below, style_legend
+from ntkviz.gui.ticks import log_tick_strings
 from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
 
 __all__ = ["QtStabilityPanel", "MAPS"]

@@ -12,7 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE, log_tick_strings, style_legend
+from ntkviz.gui.plot_style import PALETTE, style_legend
+from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
            "arrow_segments", "nice_ceil", "nice_floor"]

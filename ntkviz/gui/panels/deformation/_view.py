@@ -13,7 +13,7 @@ from ntkviz.gui.panels._kernel_controls import scroll_column
 from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
-from ntkviz.gui.widgets import Readout
+from ntkviz.gui.controls import Readout
 from ntkviz.models.deformation import DeformationModel
 
 __all__ = ["QtDeformationPanel"]

@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE, DecadeLogAxis, pen
+from ntkviz.gui.plot_style import PALETTE, DecadeLogAxis, pen
 
 __all__ = ["RunView", "fill_legend", "make_legend", "METRIC_LABELS", "METRIC_COLOURS"]
 
