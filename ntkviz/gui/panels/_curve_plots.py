@@ -92,8 +92,11 @@ class _LegendInLayout(pg.LegendItem):
         each column as wide as its widest entry)."""
         if not self.items:
             return
-        # 15% slack: an SVG viewer may draw the text with a slightly wider font
-        widths = [1.15 * (s.boundingRect().width() + lab.boundingRect().width()) + 12
+        # 15% slack: an SVG viewer may draw the text with a slightly wider font. The
+        # labels' own text widths: a label's cell is as wide as its column's widest entry,
+        # so measuring cells made the count depend on the previous one (1 column at the
+        # first export at 640 px, 2 at the next)
+        widths = [1.15 * (s.boundingRect().width() + lab.item.boundingRect().width()) + 12
                   for s, lab in self.items]
         available = self._plot_item.geometry().width() - 24
         columns = 1

@@ -19,7 +19,9 @@ from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slide
                                                 set_checked, set_slider, write_through)
 from ntkviz.gui.controls import Readout
 from ntkviz.gui.hover import CurveHover
-from ntkviz.gui.plot_style import pen, set_item_name, set_label, set_title, settle
+from ntkviz.gui.plot_style import (declare_quantity, pen, set_item_name, set_label, set_title,
+                                   settle)
+from ntkviz.gui.ticks import superscript
 from ntkviz.models.spectrum import SPECTRUM_KMAX_RANGE, SpectrumModel
 
 __all__ = ["QtSpectrumPanel"]
@@ -45,15 +47,20 @@ are drawn as triangles on the bottom of the plot. Points whose error estimate ex
 vouch for, are marked with red crosses (“not trustworthy”). k = 0 is not on a log axis:
 μ_0 is in the read-out and the table. The local slope is
 log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at k + 1 (pairs of equal parity), to compare with the
-guide exponents −p and −p − 2.</p>
+guide exponents −p and −p − 2. Weighted by multiplicity, every curve, guide and slope is that of
+N(p, k) μ_k: since N(p, k) ~ 2k^{p−2}/(p−2)!, its guide exponents are those of μ_k plus p − 2
+(−2 and −4 for the two-layer NTK and κ1).</p>
 """
-
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: legend entries of the markers (one each, whatever the number of kernels)
 ZERO_ENTRY = "μₖ = 0 exactly (△)"
 BAD_ENTRY = "not trustworthy (×)"
+#: at most this many guide lines get a legend entry each; more share one entry
+GUIDE_ENTRIES_MAX = 4
+#: pixels between two rows of exact-zero markers (the triangles are 8 px)
+ROW_PX = 11.0
+#: legend order of the plot items' kinds: curves, guides, then the markers
+_LEGEND_RANK = {"mu": 0, "slope": 0, "guide": 1, "guides": 1, "zero": 2, "bad": 3}
 
 #: smallest sizes (px) of the eigenvalue and local-slope plots: their titles, axes and
 #: legends (the default kernels' and guides' entries in three rows, one for the slopes)
@@ -212,7 +219,33 @@ class DottedCurve(pg.PlotDataItem):
 
 def superscript_powers(text: str) -> str:
     """``"C(p)·k^-39"`` -> ``"C(p)·k⁻³⁹"`` (legend text)."""
-    return re.sub(r"\^(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    return re.sub(r"\^(-?\d+)", lambda m: superscript(m.group(1)), text)
+
+
+def plotted_quantity(weighted: bool) -> str:
+    """The quantity the eigenvalue view plots: ``μₖ``, or ``N(p, k) μₖ`` weighted."""
+    return "N(p, k) μₖ" if weighted else "μₖ"
+
+
+def slope_quantity(weighted: bool) -> str:
+    """The quantity the local-slope view plots: the log–log slope of :func:`plotted_quantity`."""
+    return "d log(N(p, k) μₖ) / d log k" if weighted else "d log μₖ / d log k"
+
+
+def guide_exponent(exponent: float, dim: int, weighted: bool) -> float:
+    """The exponent of a guide ``C k^exponent`` of μ_k on the plotted quantity: the same, or
+    ``exponent + p − 2`` weighted by multiplicity (N(p, k) ~ 2 k^{p−2}/(p−2)! as k → ∞)."""
+    return float(exponent) + (dim - 2 if weighted else 0)
+
+
+def row_gap(span: float, rows: int, height_px: float, minimum: float) -> float:
+    """The gap (data units) between the rows of markers stacked below the data, so that
+    each row is :data:`ROW_PX` pixels below the previous one on a view ``height_px`` high
+    showing ``span`` (the data's own range) plus ``rows + 1`` gaps; at least ``minimum``."""
+    room = max(height_px - ROW_PX * (rows + 1), 0.5 * height_px)
+    if height_px <= 0:
+        return minimum
+    return max(minimum, ROW_PX * span / room)
 
 
 def log10_of(series, weighted: bool) -> np.ndarray:
@@ -272,6 +305,10 @@ class QtSpectrumPanel(KernelChoicePanel):
         self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item, style)
         self._used: set = set()
         self._table_stale = True
+        self._rows: list = []  # (marker item, log10 values or None) per row below the data
+        self._span = (0.0, 1.0)  # log10 range of the data drawn
+        self._gap_for = 0.0  # view height the rows were placed for
+        self._levels: tuple = ()  # guide exponents of the plotted quantity
 
         self._add_chooser()
         self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3,
@@ -298,6 +335,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         self.plot_slope = log_plot("Local slope d log μ<sub>k</sub> / d log k", "degree k",
                                    "local slope", log_x=True)
         self.plot_slope.setXLink(self.plot)
+        self.plot.getPlotItem().getViewBox().sigResized.connect(self._on_view_resized)
         self.hover = Readout()
         self.hover.setText("hover a point to read exact values")
         self._hovers = [Log10Hover(self.plot.getPlotItem(), self.hover, "k", "μ"),
@@ -382,17 +420,19 @@ class QtSpectrumPanel(KernelChoicePanel):
 
     def apply_response(self, r) -> None:
         req, params = r.request, self.model.params
+        weighted = req.weighted  # what the curves of this response are
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
-        set_label(pi, "left", "N(p, k) μ<sub>k</sub>" if req.weighted else "μ<sub>k</sub>")
+        set_label(pi, "left", "N(p, k) μ<sub>k</sub>" if weighted else "μ<sub>k</sub>")
         set_title(pi, f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
+        set_title(ps, f"Local slope {slope_quantity(weighted)}")
         self._used = set()
-        logs = [log10_of(s, req.weighted) for s in r.series]
+        logs = [log10_of(s, weighted) for s in r.series]
         drawn = [ly[s.shown & (s.k >= 1) & np.isfinite(ly)] for s, ly in zip(r.series, logs)]
         lowest = min((float(d.min()) for d in drawn if d.size), default=0.0)
         highest = max((float(d.max()) for d in drawn if d.size), default=1.0)
-        # exact zeros and unplottable points sit below the data, one row per kernel
-        gap = max(0.04 * (highest - lowest), np.log10(3.0))
-        floor = lowest - gap
+        # exact zeros and unplottable points sit below the data, one row per kernel with
+        # zeros, ROW_PX pixels apart (placed again when the view's height changes)
+        self._rows = []
         n_zero = n_bad = 0
         for i, (s, ly) in enumerate(zip(r.series, logs)):
             b = untrusted(s)
@@ -404,27 +444,36 @@ class QtSpectrumPanel(KernelChoicePanel):
                         **dotted_line(i))
             z = s.zero & (s.k >= 1)
             if z.any():
-                # one row of markers per kernel, stacked below the data
                 named = n_zero == 0  # one legend entry for every row of zeros
                 n_zero += int(z.sum())
-                self._curve(pi, ("zero", i), s.k[z], np.full(int(z.sum()), floor - i * gap),
-                            named, pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
-                            symbolBrush=pg.mkBrush(None),
-                            name=ZERO_ENTRY if named else None)
+                item = self._curve(pi, ("zero", i), s.k[z], np.zeros(int(z.sum())), named,
+                                   pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
+                                   symbolBrush=pg.mkBrush(None),
+                                   name=ZERO_ENTRY if named else None)
+                self._rows.append((item, None))
             if b.any():
                 named = n_bad == 0
                 n_bad += int(b.sum())
-                self._curve(pi, ("bad", i), s.k[b], np.where(np.isfinite(ly[b]), ly[b], floor),
-                            named, pen=None, symbol="x", symbolSize=9,
-                            symbolPen=pen("#d00000", 1.5), symbolBrush=pg.mkBrush("#d00000"),
-                            name=BAD_ENTRY if named else None)
+                item = self._curve(pi, ("bad", i), s.k[b], np.zeros(int(b.sum())), named,
+                                   pen=None, symbol="x", symbolSize=9,
+                                   symbolPen=pen("#d00000", 1.5),
+                                   symbolBrush=pg.mkBrush("#d00000"),
+                                   name=BAD_ENTRY if named else None)
+                self._rows.append((item, ly[b]))
             if params.slope and len(s.slope):
                 sk, slope = trusted_slopes(s, b)
                 self._curve(ps, ("slope", i), sk, slope, name=s.label, cls=DottedCurve,
                             **dotted_line(i))
+        self._span = (lowest, highest)
+        floor, gap = self._place_rows()
         if params.guides:
-            self._draw_guides(r, params.slope, (floor - len(r.series) * gap, highest + gap))
+            rows = sum(ly is None for _, ly in self._rows)
+            self._draw_guides(r, params.slope, (floor - rows * gap, highest + gap))
         self._drop_unused()
+        self._order_legend(pi)
+        declare_quantity(pi, plotted_quantity(weighted))
+        declare_quantity(ps, slope_quantity(weighted), levels=self._levels if params.guides
+                         else ())
         self.plot_slope.setVisible(params.slope)
         settle(self.plot, self.plot_slope)
         self.mu0.setValue("; ".join(f"{s.label}: {mu0_text(s)}" for s in r.series
@@ -436,36 +485,93 @@ class QtSpectrumPanel(KernelChoicePanel):
         self.status.emit(f"{self.title}: p = {req.dim}, k ≤ {req.kmax}, {len(r.series)} kernel(s)"
                          f", {n_zero} exact zeros, {n_bad} not trustworthy")
 
+    def _place_rows(self) -> tuple[float, float]:
+        """Put the rows of exact-zero triangles (and the crosses of points with no finite
+        value) below the data, :data:`ROW_PX` pixels apart at the view's current height;
+        returns ``(floor, gap)``: the first row's log10 level and the gap between rows."""
+        lowest, highest = self._span
+        height = self.plot.getPlotItem().getViewBox().height()
+        span = highest - lowest
+        rows = sum(ly is None for _, ly in self._rows)
+        gap = row_gap(span, rows, height if height > 50 else 300.0,
+                      max(0.04 * span, np.log10(3.0)))
+        floor = lowest - gap
+        row = 0
+        for item, ly in self._rows:
+            x = item.xData
+            if ly is None:  # a row of exact zeros
+                item.setData(x, np.full(len(x), floor - row * gap))
+                row += 1
+            else:  # crosses: at their value, or on the first row when it is not finite
+                item.setData(x, np.where(np.isfinite(ly), ly, floor))
+        self._gap_for = height
+        return floor, gap
+
+    def _on_view_resized(self) -> None:
+        """The view's height changed by more than a fifth: place the marker rows again
+        (exports lay the figure out at their own size)."""
+        height = self.plot.getPlotItem().getViewBox().height()
+        if self._rows and height > 50 and not 0.8 <= height / max(self._gap_for, 1.0) <= 1.25:
+            self._place_rows()
+
+    def _order_legend(self, plot_item) -> None:
+        """Legend entries in a fixed order: the kernels, their guides, then the markers (the
+        entries are made as items first appear, which interleaved them)."""
+        legend = plot_item.legend
+        rank = {id(item): (_LEGEND_RANK.get(key[0], 9), key[1:]) for key, (_, item, _) in
+                self._items.items()}
+        order = sorted(legend.items, key=lambda entry: rank.get(id(entry[0].item), (9,)))
+        if order != legend.items:
+            legend.items[:] = order
+            legend._regrid()
+
     def _draw_guides(self, r, slope: bool, shown: tuple[float, float]) -> None:
-        """Guide lines C k^exponent (log10 drawn, only within ``shown``, the log10 range
-        of the data: a guide far above the data never squeezes it, nor leaves the
-        plot area in an SVG) and their exponents on the slope view."""
+        """Guide lines C k^exponent of the plotted quantity (log10 drawn, only within
+        ``shown``, the log10 range of the data: a guide far above the data never squeezes
+        it, nor leaves the plot area in an SVG) and their exponents on the slope view.
+        Weighted by multiplicity the guides are N(p, k) C k^exponent, whose slope tends to
+        exponent + p − 2. Up to :data:`GUIDE_ENTRIES_MAX` guides have a legend entry each;
+        more share one entry naming their exponents."""
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
+        weighted, dim = r.request.weighted, r.request.dim
         levels: list[float] = []  # one labelled line per exponent on the slope view
+        own_entries = len(r.guides) <= GUIDE_ENTRIES_MAX
+        prefix = "N(p, k)·" if weighted else ""
         for j, g in enumerate(r.guides):
             first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
             gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
             style = (g.kernel_index, first)
             with np.errstate(divide="ignore", invalid="ignore"):
-                if r.request.weighted:
+                if weighted:
                     ly = np.log10(g.values)
                 else:  # from the closed form: right below 10⁻³⁰⁸ too
                     ly = np.log10(g.C) + g.exponent * np.log10(g.k)
             ok = np.isfinite(ly) & (ly >= shown[0]) & (ly <= shown[1])
             if ok.any():  # not when the constant is beyond float64 (p = 1000)
+                name = f"guide {prefix}{superscript_powers(g.label)}" if own_entries else None
                 self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
-                            name=f"guide {superscript_powers(g.label)}")
-            if slope and g.exponent not in levels:
-                text = f"{g.exponent:g}"
-                line = self._item(ps, ("level", len(levels)), lambda: pg.InfiniteLine(
-                    angle=0, pen=gp, label=text, labelOpts={
-                        "position": 0.04 + 0.09 * (len(levels) % 8), "color": gp.color(),
-                        "fill": pg.mkBrush(255, 255, 255, 220), "anchors": [(0.5, 0.5)] * 2}),
-                    style)
-                if line.label.format != text:
-                    line.label.setFormat(text)
-                line.setValue(g.exponent)
-                levels.append(g.exponent)
+                            name=name)
+            level = guide_exponent(g.exponent, dim, weighted)
+            if level not in levels:
+                levels.append(level)
+                if slope:
+                    self._level_line(ps, len(levels) - 1, level, gp, style)
+        if not own_entries and levels:
+            powers = ", ".join(f"k{superscript(f'{v:g}')}" for v in levels)
+            self._curve(pi, ("guides", 0), [], [], bounds=False, pen=pen("#555555", 1.2, dash(0)),
+                        name=f"guides ∝ {powers} (dashed, kernel's colour)")
+        self._levels = tuple(levels)
+
+    def _level_line(self, plot, index: int, level: float, gp, style) -> None:
+        """The horizontal guide at slope ``level`` on the slope view, labelled with it."""
+        text = f"{level:g}"
+        line = self._item(plot, ("level", index), lambda: pg.InfiniteLine(
+            angle=0, pen=gp, label=text, labelOpts={
+                "position": 0.04 + 0.09 * (index % 8), "color": gp.color(),
+                "fill": pg.mkBrush(255, 255, 255, 220), "anchors": [(0.5, 0.5)] * 2}), style)
+        if line.label.format != text:
+            line.label.setFormat(text)
+        line.setValue(level)
 
     def _fill_table(self) -> None:
         """Fill the values table (lazily: only when it is shown)."""
