@@ -24,8 +24,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ntkviz.gui.ticks import angle_ticks, linear_tick_strings, log_tick_strings
 
 __all__ = ["PALETTE", "pen", "DecadeLogAxis", "make_plot", "grid_below", "set_item_name",
-           "set_label", "set_title", "settle", "style_legend", "mark_transient", "is_transient",
-           "has_data", "EmptyNote", "empty_note", "use_angle_axis", "declare_quantity",
+           "set_label", "set_title", "settle", "style_legend", "LegendSample", "mark_transient", "is_transient",
+           "has_data", "ViewNote", "EmptyNote", "empty_note", "use_angle_axis", "declare_quantity",
            "declared_quantity", "plain_text", "without_overlaps"]
 
 #: colour-blind-safe palette (Okabe–Ito) for curves, in order
@@ -80,28 +80,45 @@ def has_data(view_box) -> bool:
                for it in view_box.addedItems)
 
 
-class EmptyNote(pg.TextItem):
+class ViewNote(pg.TextItem):
+    """A note pinned to a view box in pixels: centred (``where="centre"``) or along its top
+    edge (``"top"``), whatever the data range. Empty text draws nothing."""
+
+    def __init__(self, view_box, text: str = "", where: str = "centre"):
+        super().__init__(text, color="#555555", anchor=(0.5, 0.5 if where == "centre" else 0.0))
+        self._view = view_box
+        self._where = where
+        self.setParentItem(view_box)
+        view_box.sigResized.connect(self._place)
+        self._place()
+
+    def set_text(self, text: str) -> None:
+        if self.textItem.toPlainText() != text:
+            self.setText(text)
+        self.setVisible(bool(text))
+        self._place()
+
+    def _place(self, *_):
+        rect = self._view.boundingRect()
+        self.setPos(rect.center() if self._where == "centre"
+                    else QtCore.QPointF(rect.center().x(), rect.top() + 4))
+
+
+class EmptyNote(ViewNote):
     """A note centred in a view box, shown while the view has no data (``computing…``
     before the first result, or why nothing is drawn). Its visibility follows the
     data at every repaint of the scene, and an export paints it only when the view is
     empty."""
 
     def __init__(self, view_box, text: str = ""):
-        super().__init__(text, color="#555555", anchor=(0.5, 0.5))
-        self._view = view_box
-        self.setParentItem(view_box)
         self._scene = None
-        view_box.sigResized.connect(self._place)
-        self._place()
+        super().__init__(view_box, text)
         self.refresh()
 
     def set_text(self, text: str) -> None:
         if self.textItem.toPlainText() != text:
             self.setText(text)
         self.refresh()
-
-    def _place(self, *_):
-        self.setPos(self._view.boundingRect().center())
 
     def refresh(self) -> None:
         """Show the note when its view has no data (and it has a text)."""
@@ -343,11 +360,46 @@ def set_title(plot_item: pg.PlotItem, text: str) -> None:
         plot_item.setTitle(text)
 
 
+class LegendSample(pg.ItemSample):
+    """A legend sample drawn from the plotted item's own options: the curve's pen, its
+    symbol with its symbol pen and brush, a bar's brush. (pyqtgraph draws the symbol
+    with the options of the curve's scatter, which are pyqtgraph's grey defaults until
+    the curve first holds data: a legend made before the first result showed grey
+    markers.)"""
+
+    def paint(self, p, *args):
+        item = self.item
+        if not item.isVisible() or not isinstance(item, (pg.PlotDataItem, pg.BarGraphItem)):
+            super().paint(p, *args)
+            return
+        opts = item.opts
+        if opts.get("antialias"):
+            p.setRenderHint(p.RenderHint.Antialiasing)
+        if isinstance(item, pg.BarGraphItem):
+            p.setPen(pg.mkPen(opts.get("pen")))
+            p.setBrush(pg.mkBrush(opts.get("brush")))
+            p.drawRect(QtCore.QRectF(2, 2, 16, 16))
+            return
+        if opts.get("pen") is not None:
+            p.setPen(pg.mkPen(opts["pen"]))
+            p.drawLine(0, 11, 20, 11)
+        symbol = opts.get("symbol")
+        if symbol is not None:
+            from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
+
+            p.translate(10, 10)
+            drawSymbol(p, symbol, opts.get("symbolSize", 10), pg.mkPen(opts.get("symbolPen")),
+                       pg.mkBrush(opts.get("symbolBrush")))
+
+
 def style_legend(legend) -> object:
     """An opaque white legend box with a thin frame (data under it stays readable
-    only if it is not under it: see :func:`place_legend`)."""
+    only if it is not under it: see :func:`ntkviz.gui.legends.place_legend`), whose
+    samples show the items' own colours (:class:`LegendSample`; set before entries are
+    added)."""
     legend.setBrush(pg.mkBrush(255, 255, 255, 235))
     legend.setPen(pg.mkPen("#b0b0b0"))
+    legend.sampleType = LegendSample
     return legend
 
 

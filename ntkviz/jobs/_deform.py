@@ -7,7 +7,9 @@ Three frozen requests, each a complete snapshot of what a computation needs:
   CKN / NTK relative distances and their ratio, pixel distance). The digit's
   per-layer norms come from the core's cache (:func:`ntkviz.core.conv.gram.image_norms`),
   so a slider move costs one norms pass of the deformed digit plus one cross
-  kernel.
+  kernel. Its :meth:`DeformRequest.images` (-> :class:`DeformImages`) is the part
+  without a kernel: the pictures and the pixel read-outs, drawn while the kernel
+  distances are computed.
 * :class:`ContextRequest` -> :class:`ContextResult` (``iterate()`` yields
   :class:`ContextProgress`): distances from the digit to the nearest and to the
   mean of same-label and other-label bundled digits (the "is this further than
@@ -42,7 +44,7 @@ from ntkviz.jobs._run import run_to_end
 
 __all__ = [
     "NTK_RESOLUTION", "CKN_RESOLUTION", "DIGIT_SIZE",
-    "DeformRequest", "DeformResponse",
+    "DeformRequest", "DeformResponse", "DeformImages",
     "ContextRequest", "ContextProgress", "ContextResult",
     "StabilityRequest", "prepare_user_image",
     "DEFORM_VIEWS", "CONTEXT_CATEGORIES", "context_table", "deform_csv_table",
@@ -81,6 +83,26 @@ def _pixel_distance(x: np.ndarray, y: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- editor
+
+
+@dataclass(frozen=True, eq=False)
+class DeformImages:
+    """The pictures and pixel read-outs of one deformation (no kernel: milliseconds).
+
+    ``original``, ``deformed``, ``difference`` (H, W), ``tau`` (2, H, W) in pixels
+    (down, right), ``tau_sup`` = ``||tau||_inf``, ``jacobian_sup`` = ``||grad tau||_inf``,
+    ``pixel_distance`` = ``||L_tau x - x|| / ||x||``, ``identical``: ``L_tau x == x``;
+    ``deformation`` is the (validated) deformation they show."""
+
+    original: np.ndarray
+    deformed: np.ndarray
+    difference: np.ndarray
+    tau: np.ndarray
+    tau_sup: float
+    jacobian_sup: float
+    pixel_distance: float
+    identical: bool
+    deformation: object = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,14 +196,28 @@ class DeformRequest:
         object.__setattr__(self, "deformation", self.deformation.validated())
         object.__setattr__(self, "architecture", _validated_architecture(self.architecture))
 
+    def images(self) -> DeformImages:
+        """The deformed digit, its displacement field and the pixel read-outs: everything
+        of the response but the kernel distances."""
+        x = self.image
+        # image and deformation were validated in __post_init__: unchecked core calls
+        deformed, tau = core_deform._deform_image(x, self.deformation)
+        deformed = np.ascontiguousarray(deformed, dtype=np.float64)
+        tau = np.asarray(tau)
+        return DeformImages(
+            original=x, deformed=deformed, difference=deformed - x, tau=tau,
+            tau_sup=float(core_deform.tau_sup_norm(tau)),
+            jacobian_sup=float(core_deform.jacobian_sup_norm(tau)),
+            pixel_distance=_pixel_distance(x, deformed),
+            identical=bool(np.array_equal(deformed, x)), deformation=self.deformation)
+
     def __call__(self) -> DeformResponse:
         x = self.image
         arch = self.architecture
         # image, deformation and architecture were validated in __post_init__: unchecked core calls
         ref = self.reference_norms if self.reference_norms is not None else _image_norms(x, arch)
-        deformed, tau = core_deform._deform_image(x, self.deformation)
-        deformed = np.ascontiguousarray(deformed, dtype=np.float64)
-        identical = bool(np.array_equal(deformed, x))
+        pictures = self.images()
+        deformed, identical = pictures.deformed, pictures.identical
         if identical:
             ckn, ntk = 0.0, (0.0 if arch.supports_ntk else float("nan"))
         else:
@@ -194,11 +230,10 @@ class DeformRequest:
         if not (ckn_low or ntk_low) and ckn > 0 and np.isfinite(ntk):
             ratio = ntk / ckn
         return DeformResponse(
-            original=x, deformed=deformed, difference=deformed - x, tau=np.asarray(tau),
-            tau_sup=float(core_deform.tau_sup_norm(tau)),
-            jacobian_sup=float(core_deform.jacobian_sup_norm(tau)),
+            original=x, deformed=deformed, difference=pictures.difference, tau=pictures.tau,
+            tau_sup=pictures.tau_sup, jacobian_sup=pictures.jacobian_sup,
             ckn_distance=float(ckn), ntk_distance=float(ntk), ratio=float(ratio),
-            pixel_distance=_pixel_distance(x, deformed),
+            pixel_distance=pictures.pixel_distance,
             ckn_below_resolution=bool(ckn_low), ntk_below_resolution=bool(ntk_low),
             identical=identical, reference_norms=ref, deformation=self.deformation,
             architecture=arch, label=self.label,

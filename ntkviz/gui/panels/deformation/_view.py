@@ -44,7 +44,11 @@ class QtDeformationPanel(QtPanel):
 
     The view observes a :class:`~ntkviz.models.deformation.DeformationModel`: each
     change submits its :class:`ntkviz.jobs.DeformRequest` (throttled by the
-    dispatcher). The context distances (nearest / mean same-label and other-label
+    dispatcher), and beside it the request's ``images`` (key ``deform.images``): the
+    pictures and pixel read-outs, which need no kernel, are drawn at once, while the
+    kernel distances are computed (the first one loads the compiled kernels: seconds
+    under load). Pictures are drawn only for the current parameters, so a late result
+    never replaces newer ones. The context distances (nearest / mean same-label and other-label
     digits) are a :class:`ntkviz.jobs.ContextRequest` run in the background once per
     (digit, architecture), with a progress bar; the jobs layer caches the result.
     """
@@ -64,6 +68,8 @@ class QtDeformationPanel(QtPanel):
     def __init__(self, dispatcher, parent=None, model=None):
         super().__init__(dispatcher, parent, model)
         self.context_key = f"{self.key}.context"
+        self.images_key = f"{self.key}.images"
+        self._request = None  # the last request built (its images job goes beside it)
         self._context = None
         self._context_for = None
         self._context_stopped = False  # the context job was cancelled or failed
@@ -78,6 +84,7 @@ class QtDeformationPanel(QtPanel):
         dispatcher.yielded.connect(self._on_context_yielded)
         dispatcher.errored.connect(self._on_context_errored)
         dispatcher.busy.connect(self._on_busy)
+        dispatcher.returned.connect(self._on_images_returned)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -200,7 +207,7 @@ class QtDeformationPanel(QtPanel):
             self._with_context = False
 
     def build_request(self):
-        job = self.model.request()
+        job = self._request = self.model.request()
         if not self._with_context:
             return job
         context = self._context_request()
@@ -216,6 +223,7 @@ class QtDeformationPanel(QtPanel):
         architecture) is shown."""
         rid = super().refresh(immediate=immediate)
         if rid and not self._refresh_suspended:
+            self.dispatcher.submit(self.images_key, self._request.images, immediate=immediate)
             self._update_context()
         return rid
 
@@ -233,17 +241,35 @@ class QtDeformationPanel(QtPanel):
                 self.dispatcher.cancel(self.context_key)
                 self.context_progress.setVisible(False)
                 self.context_computed.emit()
-        self.views.draw(resp)
+        if self._current(resp):  # else newer pictures are drawn, or on their way
+            self._draw_images(resp)
         r = self.readouts
-        r["tau_sup"].setValue(resp.tau_sup)
-        r["jacobian_sup"].setValue(resp.jacobian_sup)
-        r["pixel"].setValue(resp.pixel_distance if math.isfinite(resp.pixel_distance) else "∞")
         r["ckn"].setValue(_format_distance(resp.ckn_distance, resp.ckn_below_resolution,
                                            CKN_RESOLUTION, resp.identical))
         r["ntk"].setValue(_format_distance(resp.ntk_distance, resp.ntk_below_resolution,
                                            NTK_RESOLUTION, resp.identical))
         r["ratio"].setValue(resp.ratio if math.isfinite(resp.ratio) else "–")
         self._draw_context()
+
+    def _current(self, pictures) -> bool:
+        """``pictures`` (a response or its images) show the model's digit and deformation."""
+        params = self.model.params
+        return pictures.deformation == params.deformation() and \
+            np.array_equal(pictures.original, params.digit()[0])
+
+    def _draw_images(self, pictures) -> None:
+        """The four pictures and the read-outs that need no kernel."""
+        self.views.draw(pictures)
+        r = self.readouts
+        r["tau_sup"].setValue(pictures.tau_sup)
+        r["jacobian_sup"].setValue(pictures.jacobian_sup)
+        r["pixel"].setValue(pictures.pixel_distance if math.isfinite(pictures.pixel_distance)
+                            else "∞")
+
+    @Slot(str, int, object)
+    def _on_images_returned(self, key: str, rid: int, pictures) -> None:
+        if key == self.images_key and self._current(pictures):
+            self._draw_images(pictures)
 
     # context
     def _context_request(self):
@@ -320,7 +346,9 @@ class QtDeformationPanel(QtPanel):
             else f"{self.context_per_class} per class"
         state = label if self._context is not None else \
             "stopped: redone at the next change" if self._context_stopped else "computing…"
-        self.context.draw(self.context_values(), state)
+        reasons = {} if self.model.params.architecture().supports_ntk else \
+            {"ntk": "exp layers have no NTK"}
+        self.context.draw(self.context_values(), state, reasons)
 
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
