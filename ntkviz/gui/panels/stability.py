@@ -25,7 +25,7 @@ from PySide6 import QtCore, QtWidgets
 from ntkviz import limits
 from ntkviz.gui.panels._base import OnDemandPanel
 from ntkviz.gui.controls import JobControls, combo, form_group, int_spin, line_edit
-from ntkviz.gui.plot_style import PALETTE, DecadeLogAxis, grid_below, style_legend
+from ntkviz.gui.plot_style import PALETTE, DecadeLogAxis, ViewNote, grid_below, style_legend
 from ntkviz.gui.ticks import log_tick_strings
 from ntkviz.models.stability import FAMILY_AXES, StabilityModel, family_defaults
 
@@ -33,6 +33,9 @@ __all__ = ["QtStabilityPanel", "MAPS"]
 
 #: (key in SweepResult, legend name, colour index)
 MAPS = (("ckn", "CKN", 0), ("ntk", "NTK", 1), ("pixel", "pixels", 2))
+#: the levels drawn for CKN and NTK: (key, dash, legend name)
+LEVELS = (("same", QtCore.Qt.PenStyle.DashLine, "same-label"),
+          ("any", QtCore.Qt.PenStyle.DotLine, "any-label"))
 #: smallest height of the plot area (inside the axes), in pixels
 PLOT_AREA_MIN = 200
 
@@ -94,7 +97,8 @@ class QtStabilityPanel(OnDemandPanel):
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.figure = self.plot_widget.ci
         self.plot = self.figure.addPlot(row=0, col=0,
-                                        axisItems={"left": PowerLogAxis(orientation="left")})
+                                        axisItems={"left": PowerLogAxis(orientation="left"),
+                                                   "bottom": DecadeLogAxis(orientation="bottom")})
         self.plot.setTitle("Stability to deformations — in the spirit of Fig. 1 "
                            "(not a reproduction)")
         self.plot.setLogMode(x=True, y=True)
@@ -105,8 +109,9 @@ class QtStabilityPanel(OnDemandPanel):
         for side in ("left", "bottom"):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         grid_below(self.plot)
-        # the legend sits below the plot, covering no data
-        self.legend = style_legend(pg.LegendItem(labelTextSize="9pt", colCount=2))
+        # the legend sits below the plot, covering no data; one entry per map, per kind of
+        # level (in the map's colour) and per guide: three rows at 640 px
+        self.legend = style_legend(pg.LegendItem(labelTextSize="9pt", colCount=3))
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.figure.addItem(self.legend, row=1, col=0)
@@ -123,20 +128,19 @@ class QtStabilityPanel(OnDemandPanel):
                                               symbol="o", symbolSize=6, symbolBrush=color,
                                               symbolPen=color, name=name)
             self.legend.addItem(self.curves[key], name)
-        for key, name, ci in MAPS[:2]:
-            color = PALETTE[ci]
-            for level, style, label in (("same", QtCore.Qt.PenStyle.DashLine, "same-label"),
-                                        ("any", QtCore.Qt.PenStyle.DotLine, "any-label")):
-                line = self.plot.plot([], [], pen=pg.mkPen(color, width=1.5, style=style))
-                self.legend.addItem(line, f"{name}: {label} level")
+        for level, style, label in LEVELS:
+            for key, name, ci in MAPS[:2]:
+                line = self.plot.plot([], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=style))
                 self.levels[(key, level)] = line
+            # the legend's sample of the level lines of every map (they share a dash)
+            self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#555555", width=1.5, style=style)),
+                                f"{label} level (map's colour)")
         for slope, ci, label in ((1.0, 6, "slope 1 (Lipschitz)"),
                                  (0.5, 3, "slope 1/2 (Hölder-1/2)")):
             self.guides[slope] = self.plot.plot(
                 [], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=QtCore.Qt.PenStyle.DashDotLine))
             self.legend.addItem(self.guides[slope], label)
-        self.note = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
-        self.note.setParentItem(self.plot.getViewBox())
+        self.note = ViewNote(self.plot.getViewBox())
         self.legend.setMinimumWidth(
             self.legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width())
         # never narrower or shorter than the title, axes and legend need (a smaller view
@@ -205,14 +209,13 @@ class QtStabilityPanel(OnDemandPanel):
                 item.setData([], [])
         for line in (*self.levels.values(), *self.guides.values()):
             line.setData([], [])
+        self.plot.getAxis("bottom").setTicks(None)  # no ticks of an amplitude range not drawn
         self.progress.setValue(0)
         self.info.setText(note)
         self._set_note(note)
 
     def _set_note(self, text: str) -> None:
-        self.note.setText(text)
-        rect = self.plot.getViewBox().boundingRect()
-        self.note.setPos(rect.center())
+        self.note.set_text(text)
 
     def refresh(self, *, immediate: bool = False) -> int:
         rid = super().refresh(immediate=immediate)
