@@ -58,9 +58,11 @@ def is_transient(item) -> bool:
 # ------------------------------------------------------------------- empty views
 def _holds_data(item) -> bool:
     """``item`` (added to a view box) draws data: points of a curve or scatter, bars,
-    an image. Guide lines, notes, bands and error bars alone are not data."""
+    an image (or a colour bar's pixmap). Guide lines, notes, bands and error bars alone are not data."""
     if isinstance(item, pg.ImageItem):
         return item.image is not None
+    if isinstance(item, QtWidgets.QGraphicsPixmapItem):  # e.g. the bar of a colour bar
+        return not item.pixmap().isNull()
     if isinstance(item, pg.BarGraphItem):
         height = item.opts.get("height")
         return height is not None and np.size(height) > 0

@@ -106,6 +106,10 @@ class _LegendInLayout(pg.LegendItem):
                 break
         self.setColumnCount(columns)
 
+    def paint(self, p, *args):
+        if self.items:  # no empty frame under a plot that has nothing to name yet
+            super().paint(p, *args)
+
     def updateSize(self):  # noqa: N802 - pyqtgraph API
         hint = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize)
         self.setMinimumSize(0, hint.height())

@@ -17,7 +17,7 @@ from ntkviz._text import number_list
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
 from ntkviz.gui.panels._base import OnDemandPanel
 from ntkviz.gui.controls import JobControls, combo, form_group, int_spin, line_edit
-from ntkviz.gui.plot_style import PALETTE, make_plot, pen
+from ntkviz.gui.plot_style import PALETTE, empty_note, make_plot, pen
 from ntkviz.models.classification import ClassificationModel
 
 __all__ = ["QtClassificationPanel"]
@@ -88,6 +88,8 @@ class QtClassificationPanel(OnDemandPanel):
                                     "test accuracy")
         self.plots = {"train_size": self.size_widget.getPlotItem(),
                       "deformation": self.amp_widget.getPlotItem()}
+        self._say_empty(False)
+        self.dispatcher.busy.connect(lambda key, busy: key == self.key and self._say_empty(busy))
         for widget in (self.size_widget, self.amp_widget):
             widget.setMinimumSize(*PLOT_MIN)
         self.curves = {}
@@ -177,6 +179,13 @@ class QtClassificationPanel(OnDemandPanel):
                               "cached afterwards." if pairs else "pixels only: seconds.")
         except ValueError:
             pass
+
+    def _say_empty(self, busy: bool) -> None:
+        """What an empty plot says: the job runs, or how to start it (it never starts by
+        itself)."""
+        text = "computing…" if busy else f"press {self.run_text} to compute"
+        for plot in self.plots.values():
+            empty_note(plot, text)
 
     # ------------------------------------------------------------ running
     def start(self) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.gui.plot_style import PALETTE, empty_note, style_legend
+from ntkviz.gui.plot_style import PALETTE, DecadeLogAxis, empty_note, style_legend
 from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
@@ -176,6 +176,7 @@ class ImageViews(QtWidgets.QWidget):
             plot.setContentsMargins(*_MARGINS)
             img = pg.ImageItem(axisOrder="row-major")
             plot.addItem(img)
+            empty_note(plot, "computing…")
             plot.setRange(xRange=(0, 28), yRange=(0, 28), padding=0)
             self.widgets[name], self.plots[name], self.images[name] = widget, plot, img
             row.addWidget(widget, 1)
@@ -265,7 +266,8 @@ class ContextPlot:
 
     def __init__(self, layout: pg.GraphicsLayout, categories):
         self.layout = layout
-        self.plot = plot = layout.addPlot(row=0, col=0)
+        self.plot = plot = layout.addPlot(row=0, col=0,
+                                          axisItems={"left": DecadeLogAxis("left")})
         plot.setTitle(self.TITLE)
         plot.setLabel("left", "relative distance")
         plot.getAxis("left").enableAutoSIPrefix(False)
