@@ -25,7 +25,7 @@ from ntkviz.gui.ticks import angle_ticks, linear_tick_strings, log_tick_strings
 
 __all__ = ["PALETTE", "pen", "DecadeLogAxis", "make_plot", "grid_below", "set_item_name",
            "set_label", "set_title", "settle", "style_legend", "LegendSample", "mark_transient", "is_transient",
-           "has_data", "ViewNote", "EmptyNote", "empty_note", "use_angle_axis", "declare_quantity",
+           "has_data", "ViewNote", "EmptyNote", "empty_note", "use_angle_axis", "use_tick_style", "declare_quantity",
            "declared_quantity", "plain_text", "without_overlaps"]
 
 #: colour-blind-safe palette (Okabe–Ito) for curves, in order
@@ -404,6 +404,14 @@ def style_legend(legend) -> object:
     legend.sampleType = LegendSample
     return legend
 
+
+
+def use_tick_style(axis) -> None:
+    """Give an axis made by pyqtgraph itself (a colour bar's) the tick text of every
+    ntkviz axis (:func:`ntkviz.gui.ticks.linear_tick_strings`: ``0.0005`` reads ``5·10⁻⁴``)."""
+    axis.enableAutoSIPrefix(False)
+    axis.tickStrings = lambda values, scale, spacing: linear_tick_strings(
+        [v * scale for v in values], spacing * scale)
 
 
 def use_angle_axis(plot, lo: float, hi: float, side: str = "bottom") -> None:

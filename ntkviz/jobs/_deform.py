@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Iterator
 
 import numpy as np
@@ -89,26 +89,6 @@ def _pixel_distance(x: np.ndarray, y: np.ndarray) -> float:
 class DeformImages:
     """The pictures and pixel read-outs of one deformation (no kernel: milliseconds).
 
-    ``original``, ``deformed``, ``difference`` (H, W), ``tau`` (2, H, W) in pixels
-    (down, right), ``tau_sup`` = ``||tau||_inf``, ``jacobian_sup`` = ``||grad tau||_inf``,
-    ``pixel_distance`` = ``||L_tau x - x|| / ||x||``, ``identical``: ``L_tau x == x``;
-    ``deformation`` is the (validated) deformation they show."""
-
-    original: np.ndarray
-    deformed: np.ndarray
-    difference: np.ndarray
-    tau: np.ndarray
-    tau_sup: float
-    jacobian_sup: float
-    pixel_distance: float
-    identical: bool
-    deformation: object = None
-
-
-@dataclass(frozen=True, eq=False)
-class DeformResponse:
-    """Everything the deformation editor shows for one deformation.
-
     Attributes
     ----------
     original, deformed, difference : ndarray (H, W)
@@ -117,23 +97,12 @@ class DeformResponse:
         Displacement field in pixels, components (down, right).
     tau_sup, jacobian_sup : float
         ``||tau||_inf`` (px) and ``||grad tau||_inf`` (dimensionless).
-    ckn_distance, ntk_distance : float
-        Relative feature distances ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||``;
-        NTK is NaN if the architecture has no NTK.
-    ratio : float
-        ``ntk_distance / ckn_distance``; NaN when either is below resolution.
     pixel_distance : float
         ``||L_tau x - x|| / ||x||``.
-    ckn_below_resolution, ntk_below_resolution : bool
-        The images differ but the distance is under :data:`CKN_RESOLUTION` /
-        :data:`NTK_RESOLUTION` (possibly exactly 0 after clamping a squared
-        distance that cancelled): rounding noise, not data.
     identical : bool
         ``L_tau x == x`` exactly; every distance is then exactly 0.
-    reference_norms : ImageNorms
-        Norms of ``x`` used.
-    label : int or None
-        Class of ``x`` (None: unknown, a user image), for the context distances.
+    deformation : Deformation
+        The (validated) deformation shown.
     """
 
     original: np.ndarray
@@ -142,15 +111,39 @@ class DeformResponse:
     tau: np.ndarray
     tau_sup: float
     jacobian_sup: float
+    pixel_distance: float
+    identical: bool
+    deformation: object
+
+
+@dataclass(frozen=True, eq=False)
+class DeformResponse(DeformImages):
+    """Everything the deformation editor shows for one deformation: its
+    :class:`DeformImages` and the kernel distances.
+
+    Attributes
+    ----------
+    ckn_distance, ntk_distance : float
+        Relative feature distances ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||``;
+        NTK is NaN if the architecture has no NTK.
+    ratio : float
+        ``ntk_distance / ckn_distance``; NaN when either is below resolution.
+    ckn_below_resolution, ntk_below_resolution : bool
+        The images differ but the distance is under :data:`CKN_RESOLUTION` /
+        :data:`NTK_RESOLUTION` (possibly exactly 0 after clamping a squared
+        distance that cancelled): rounding noise, not data.
+    reference_norms : ImageNorms
+        Norms of ``x`` used.
+    label : int or None
+        Class of ``x`` (None: unknown, a user image), for the context distances.
+    """
+
     ckn_distance: float
     ntk_distance: float
     ratio: float
-    pixel_distance: float
     ckn_below_resolution: bool
     ntk_below_resolution: bool
-    identical: bool
     reference_norms: object = field(repr=False)
-    deformation: object = None
     architecture: Architecture | None = None
     label: int | None = None
 
@@ -230,13 +223,10 @@ class DeformRequest:
         if not (ckn_low or ntk_low) and ckn > 0 and np.isfinite(ntk):
             ratio = ntk / ckn
         return DeformResponse(
-            original=x, deformed=deformed, difference=pictures.difference, tau=pictures.tau,
-            tau_sup=pictures.tau_sup, jacobian_sup=pictures.jacobian_sup,
+            **{f.name: getattr(pictures, f.name) for f in fields(DeformImages)},
             ckn_distance=float(ckn), ntk_distance=float(ntk), ratio=float(ratio),
-            pixel_distance=pictures.pixel_distance,
             ckn_below_resolution=bool(ckn_low), ntk_below_resolution=bool(ntk_low),
-            identical=identical, reference_norms=ref, deformation=self.deformation,
-            architecture=arch, label=self.label,
+            reference_norms=ref, architecture=arch, label=self.label,
         )
 
 

@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtWidgets
 
 from ntkviz.gui.panels import keys, panel_class
-
-
-def drawn_ticks(axis) -> list[tuple]:
-    """``(rect, text)`` of the tick labels the axis draws now."""
-    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
-    painter = QtGui.QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [] if specs is None else [(rect, text) for rect, _, text in specs[2] if text.strip()]
 
 
 def plots_of(item) -> list:
@@ -59,7 +48,7 @@ def holds_data(view) -> bool:
 
 
 @pytest.mark.parametrize("key", keys())
-def test_plots_before_the_first_result_are_cleanly_empty(qtbot, dispatcher, key):
+def test_plots_before_the_first_result_are_cleanly_empty(qtbot, dispatcher, drawn_ticks, key):
     panel = panel_class(key)(dispatcher)  # built, shown, never started
     qtbot.addWidget(panel)
     panel.resize(1200, 700)

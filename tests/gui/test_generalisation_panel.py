@@ -119,19 +119,7 @@ def test_degree_bars_write_the_target(panel):
 PI_LABEL = r"^(0|−?[0-9]*π(/[0-9]+)?)$"
 
 
-def drawn_ticks(axis) -> list[str]:
-    from PySide6 import QtGui
-
-    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
-    painter = QtGui.QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [text for _, _, text in specs[2] if text.strip()]
-
-
-def test_angle_axes_read_multiples_of_pi(panel):
+def test_angle_axes_read_multiples_of_pi(panel, drawn_ticks):
     """The fit (θ in [−π, π]) and the GP samples (θ in [0, 2π)) label θ in multiples of π,
     the style of the lazy-training predictors: never 0, 1, 2, … radians."""
     import re
@@ -140,7 +128,7 @@ def test_angle_axes_read_multiples_of_pi(panel):
         panel.model.update(view=view)
         plot = panel.plots["view"]
         plot.getViewBox().prepareForPaint()
-        labels = drawn_ticks(plot.getAxis("bottom"))
+        labels = [text for _, text in drawn_ticks(plot.getAxis("bottom"))]
         assert labels and all(re.match(PI_LABEL, t) for t in labels), (view, labels)
         assert want <= set(labels), (view, labels)
 

@@ -242,9 +242,9 @@ def row_gap(span: float, rows: int, height_px: float, minimum: float) -> float:
     """The gap (data units) between the rows of markers stacked below the data, so that
     each row is :data:`ROW_PX` pixels below the previous one on a view ``height_px`` high
     showing ``span`` (the data's own range) plus ``rows + 1`` gaps; at least ``minimum``."""
-    room = max(height_px - ROW_PX * (rows + 1), 0.5 * height_px)
     if height_px <= 0:
         return minimum
+    room = max(height_px - ROW_PX * (rows + 1), 0.5 * height_px)  # the data's own pixels
     return max(minimum, ROW_PX * span / room)
 
 
@@ -535,6 +535,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
         weighted, dim = r.request.weighted, r.request.dim
         levels: list[float] = []  # one labelled line per exponent on the slope view
+        drawn = False  # a guide line is on the eigenvalue view
         own_entries = len(r.guides) <= GUIDE_ENTRIES_MAX
         prefix = "N(p, k)·" if weighted else ""
         for j, g in enumerate(r.guides):
@@ -548,6 +549,7 @@ class QtSpectrumPanel(KernelChoicePanel):
                     ly = np.log10(g.C) + g.exponent * np.log10(g.k)
             ok = np.isfinite(ly) & (ly >= shown[0]) & (ly <= shown[1])
             if ok.any():  # not when the constant is beyond float64 (p = 1000)
+                drawn = True
                 name = f"guide {prefix}{superscript_powers(g.label)}" if own_entries else None
                 self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
                             name=name)
@@ -556,7 +558,7 @@ class QtSpectrumPanel(KernelChoicePanel):
                 levels.append(level)
                 if slope:
                     self._level_line(ps, len(levels) - 1, level, gp, style)
-        if not own_entries and levels:
+        if not own_entries and drawn:
             powers = ", ".join(f"k{superscript(f'{v:g}')}" for v in levels)
             self._curve(pi, ("guides", 0), [], [], bounds=False, pen=pen("#555555", 1.2, dash(0)),
                         name=f"guides ∝ {powers} (dashed, kernel's colour)")

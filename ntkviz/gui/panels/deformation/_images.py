@@ -12,7 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.gui.plot_style import PALETTE, DecadeLogAxis, empty_note, style_legend
+from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, empty_note, style_legend,
+                                   use_tick_style)
 from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
@@ -191,7 +192,7 @@ class ImageViews(QtWidgets.QWidget):
                                   width=12, colorMapMenu=False)
             bar.setImageItem(self.images[name], insert_in=self.plots[name])
             axis = bar.getAxis("right")
-            axis.enableAutoSIPrefix(False)
+            use_tick_style(axis)
             axis.setStyle(autoExpandTextSpace=True)
             axis.setWidth(None)
             axis.setMinimumWidth(BAR_AXIS_WIDTH)
