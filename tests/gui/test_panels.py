@@ -10,7 +10,8 @@ from PySide6 import QtCore, QtGui
 from ntkviz.core import KernelSpec, evaluate_kernel, mercer_spectrum
 from ntkviz.gui.panels._curve_plots import sci
 from ntkviz.gui.panels.kernel_curves import QtKernelCurvesPanel
-from ntkviz.gui.panels.spectrum import ZERO_ENTRY, QtSpectrumPanel, cell_text
+from ntkviz.gui.panels._spectrum_figure import ZERO_ENTRY
+from ntkviz.gui.panels.spectrum import QtSpectrumPanel, cell_text
 
 
 def make(qtbot, cls, dispatcher, size=(1100, 700)):
@@ -225,7 +226,7 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     np.testing.assert_allclose(10.0 ** item.yData, sp.mu[shown], rtol=1e-13)  # log10 drawn
     assert ZERO_ENTRY in curves(panel.plot)  # one legend entry for all rows of zeros
     index = [s.label for s in panel.response.series].index(spec.label)
-    zeros = panel._items[("zero", index)][1]
+    zeros = panel.figure.items[("zero", index)][1]
     np.testing.assert_array_equal(zeros.xData, sp.k[sp.exact_zero & (sp.k >= 1)])
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown
@@ -299,7 +300,7 @@ def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spec
     assert item.yData.min() < -308
     bottom = panel.plot.getPlotItem().getViewBox().viewRange()[1][0]
     assert bottom <= -600.0  # the view is not limited to the float64 range
-    marked = panel._items[("bad", 0)][1]
+    marked = panel.figure.items[("bad", 0)][1]
     np.testing.assert_array_equal(marked.xData, k[~trust])
     np.testing.assert_array_equal(marked.yData, log10_mu[~trust])
 
@@ -320,7 +321,7 @@ def test_untrusted_values_are_crosses_not_part_of_the_line_or_the_slopes(qtbot,
     panel.apply_response(SimpleNamespace(request=r.request, series=(fake,), guides=()))
     line = curves(panel.plot)[s.label]
     assert len(line.xData) and not set(line.xData) & set(s.k[~trust])
-    drawn = panel._items[("slope", 0)][1]
+    drawn = panel.figure.items[("slope", 0)][1]
     trusted = set(s.k[trust])
     kept = [k for k in s.slope_k if k - 1 in trusted and k + 1 in trusted]
     assert 0 < len(kept) < len(s.slope_k)

@@ -16,7 +16,8 @@ from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slide
                                                 write_through)
 from ntkviz.gui.controls import LabeledSlider, Readout
 from ntkviz.gui.hover import CurveHover
-from ntkviz.gui.plot_style import pen, set_item_name, set_label, set_title, settle
+from ntkviz.gui.plot_style import (declare_quantity, pen, set_item_name, set_label, set_title,
+                                   settle)
 from ntkviz.models.kernel_curves import KernelCurvesModel
 
 __all__ = ["QtKernelCurvesPanel"]
@@ -176,6 +177,7 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         pi = self.plot.getPlotItem()
         set_label(pi, "left", "κ′(u) = dκ/du" if deriv else "κ(u)")
         set_title(pi, "Derivatives κ′(u)" if deriv else "Kernel curves κ(u)")
+        declare_quantity(pi, "κ′(u)" if deriv else "κ(u)")  # what the curves below are
         labels = tuple(f"{c.label}′" if deriv else c.label for c in r.curves)
         emp = r.empirical if not deriv else None
         if emp is not None:
