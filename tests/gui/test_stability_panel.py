@@ -208,7 +208,7 @@ def test_amplitudes_to_500_are_plotted_to_500(qtbot, panel):
 
 
 def test_legend_covers_no_data_and_axes_read_true_values(qtbot, panel):
-    from ntkviz.gui.panels.stability import PowerLogAxis
+    from ntkviz.gui.panels._stability_figure import PowerLogAxis
 
     panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
@@ -258,7 +258,7 @@ def sample_colours(sample) -> set[tuple[int, int, int]]:
 def test_legend_markers_have_their_curves_colours(qtbot, panel):
     """The marker of each map's legend entry (a disc on the line) is its curve's colour:
     pyqtgraph drew it grey from a scatter that had no data yet."""
-    from ntkviz.gui.panels.stability import MAPS
+    from ntkviz.gui.panels._stability_figure import MAPS
 
     def check():
         for key, _, _ in MAPS:
