@@ -1,42 +1,46 @@
 """The deformation editor's view: controls on the left, pictures and read-outs on the right."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal, Slot
 
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import scroll_column
 from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
-from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
-from ntkviz.gui.controls import Readout
+from ntkviz.gui.panels.deformation._images import image_beside_bar
+from ntkviz.gui.panels.deformation._pictures import DeformationPictures
 from ntkviz.models.deformation import DeformationModel
 
 __all__ = ["QtDeformationPanel"]
 
+#: the maths of the editor (Help menu); ``{per_class}``: reference digits per class
+HELP = """\
+<h3>Deformations: CKN against NTK stability</h3><p>A digit x is deformed by a displacement
+field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) (bilinear interpolation, zero fill). The read-outs are
+‖τ‖<sub>∞</sub> (pixels), ‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences)
+and the relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = √(k(x,x) + k(y,y) − 2k(x,y)) /
+√k(x,x) for the CKN (arc-cosine kernel, only the last layer trained) and the convolutional NTK,
+both computed exactly.</p>
+<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, ‖Φ(L<sub>τ</sub>x)
+− Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, while the NTK is only
+Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears (Prop. 12). Small deformations
+therefore move the NTK features comparatively more: watch the ratio NTK / CKN grow as τ
+shrinks.</p>
+<p>NTK distances below 1e-04 are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels) and are
+shown as <i>below numerical resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the
+baseline: it is not stable to translations. From an all-zero digit every distance is ∞.</p>
+<p>The context bars compare with the distance from x to the nearest and to the mean of
+{per_class} bundled digits per class, same label and other labels.</p>
+<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a 2×2 (or 4×4 …)
+patch sums: {{−1, 0}} ('reference', the CKN reference code) or {{0, 1}} ('same',
+neural-tangents' 'SAME' padding).</p>
+"""
+
 #: model fields that change the context distances (the digit and the architecture)
 CONTEXT_FIELDS = frozenset({"label", "index", "user_pixels", "preset", "layers",
                             "patch_normalization", "even_patch_offsets"})
-#: NTK distances below this are rounding noise (= ntkviz.jobs.NTK_RESOLUTION, kept here so
-#: the view can be built before the numeric core is loaded)
-NTK_RESOLUTION = 1e-4
-CKN_RESOLUTION = 1e-7
-
-
-def _format_distance(value: float, below: bool, resolution: float, identical: bool) -> str:
-    if identical:
-        return "0 (identical images)"
-    if value is None or math.isnan(value):
-        return "n/a (CKN only: exp layers)"
-    if math.isinf(value):
-        return "∞ (the digit is all zero)"
-    if below:
-        return f"< {resolution:.0e} (below resolution)"
-    return f"{value:.4g}"
 
 
 class QtDeformationPanel(QtPanel):
@@ -94,24 +98,12 @@ class QtDeformationPanel(QtPanel):
         scroll = scroll_column(self.digit_picker, self.deformation_controls,
                                self.architecture_editor)
 
-        right = QtWidgets.QWidget()
-        rl = QtWidgets.QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        self.views = ImageViews()
-        rl.addWidget(self.views)
-        rl.addWidget(self._build_readouts())
-        self.context_widget = pg.GraphicsLayoutWidget()
-        self.context_widget.setMinimumHeight(240)
         from ntkviz.jobs import CONTEXT_CATEGORIES
 
-        self.context = ContextPlot(self.context_widget.ci, CONTEXT_CATEGORIES)
-        self.context_progress = QtWidgets.QProgressBar()
-        self.context_progress.setRange(0, 1000)
-        self.context_progress.setFormat("context distances: %p%")
-        self.context_progress.setVisible(False)
-        rl.addWidget(self.context_widget, 1)
-        rl.addWidget(self.context_progress)
-
+        right = self.pictures = DeformationPictures(CONTEXT_CATEGORIES)
+        self.views, self.readout_box, self.context = right.views, right.readout_box, right.context
+        self.readouts, self.context_progress = self.readout_box.readouts, right.context_progress
+        self.context_widget = right.context_widget
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
@@ -124,36 +116,6 @@ class QtDeformationPanel(QtPanel):
         self.sliders = self.deformation_controls.controls
         self.images, self.plots, self.bars = self.views.images, self.views.plots, self.views.bars
         self.context_plot = self.context.plot
-
-    def _build_readouts(self) -> QtWidgets.QWidget:
-        box = QtWidgets.QGroupBox("Read-outs (relative to the undeformed digit x)")
-        g = QtWidgets.QGridLayout(box)
-        specs = (
-            ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
-            ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
-             "(central finite differences): how much the deformation stretches."),
-            ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
-             "translations; the baseline the kernels improve on."),
-            ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
-             "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
-            ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
-             "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
-             f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
-            ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
-        )
-        self.readouts: dict[str, Readout] = {}
-        font = QtGui.QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        for i, (key, name, units, tip) in enumerate(specs):
-            r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
-            r.setFont(font)
-            plain = name.replace("<sub>", "").replace("</sub>", "")
-            # as wide as its longest value, so the read-outs never jump while τ is dragged
-            longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
-            r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
-            self.readouts[key] = r
-            g.addWidget(r, i % 3, i // 3)
-        return box
 
     def resizeEvent(self, event):  # noqa: N802 - Qt naming
         super().resizeEvent(event)
@@ -242,13 +204,8 @@ class QtDeformationPanel(QtPanel):
                 self.context_progress.setVisible(False)
                 self.context_computed.emit()
         if self._current(resp):  # else newer pictures are drawn, or on their way
-            self._draw_images(resp)
-        r = self.readouts
-        r["ckn"].setValue(_format_distance(resp.ckn_distance, resp.ckn_below_resolution,
-                                           CKN_RESOLUTION, resp.identical))
-        r["ntk"].setValue(_format_distance(resp.ntk_distance, resp.ntk_below_resolution,
-                                           NTK_RESOLUTION, resp.identical))
-        r["ratio"].setValue(resp.ratio if math.isfinite(resp.ratio) else "–")
+            self.pictures.show_pictures(resp)
+        self.readout_box.show_distances(resp)
         self._draw_context()
 
     def _current(self, pictures) -> bool:
@@ -257,19 +214,10 @@ class QtDeformationPanel(QtPanel):
         return pictures.deformation == params.deformation() and \
             np.array_equal(pictures.original, params.digit()[0])
 
-    def _draw_images(self, pictures) -> None:
-        """The four pictures and the read-outs that need no kernel."""
-        self.views.draw(pictures)
-        r = self.readouts
-        r["tau_sup"].setValue(pictures.tau_sup)
-        r["jacobian_sup"].setValue(pictures.jacobian_sup)
-        r["pixel"].setValue(pictures.pixel_distance if math.isfinite(pictures.pixel_distance)
-                            else "∞")
-
     @Slot(str, int, object)
     def _on_images_returned(self, key: str, rid: int, pictures) -> None:
         if key == self.images_key and self._current(pictures):
-            self._draw_images(pictures)
+            self.pictures.show_pictures(pictures)
 
     # context
     def _context_request(self):
@@ -370,26 +318,4 @@ class QtDeformationPanel(QtPanel):
         return deform_csv_table(view, self.response, self._context)
 
     def help_html(self) -> str:
-        return (
-            "<h3>Deformations: CKN against NTK stability</h3>"
-            "<p>A digit x is deformed by a displacement field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) "
-            "(bilinear interpolation, zero fill). The read-outs are ‖τ‖<sub>∞</sub> (pixels), "
-            "‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences) and the "
-            "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = "
-            "√(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x) for the CKN (arc-cosine kernel, only the last "
-            "layer trained) and the convolutional NTK, both computed exactly.</p>"
-            "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
-            "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
-            "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
-            "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
-            "watch the ratio NTK / CKN grow as τ shrinks.</p>"
-            f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "
-            "(k(x,x) + k(y,y) − 2k(x,y) cancels) and are shown as <i>below numerical "
-            "resolution</i>. The pixel distance ‖L<sub>τ</sub>x − x‖/‖x‖ is the baseline: it is "
-            "not stable to translations. From an all-zero digit every distance is ∞.</p>"
-            "<p>The context bars compare with the distance from x to the nearest and to the mean "
-            f"of {self.context_per_class} bundled digits per class, same label and other labels.</p>"
-            "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
-            "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
-            "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"
-        )
+        return HELP.format(per_class=self.context_per_class)
