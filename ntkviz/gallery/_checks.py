@@ -162,8 +162,10 @@ def _says_why(view) -> bool:
     """An empty view shows a note (``computing…``, or why nothing is drawn)."""
     import pyqtgraph as pg
 
-    return any(isinstance(c, pg.TextItem) and c.isVisible() and c.textItem.toPlainText().strip()
-               for c in view.childItems())
+    from ntkviz.gui.plot_style import EmptyNote
+
+    return any(c.isVisible() and (isinstance(c, EmptyNote) and c.shown() or isinstance(
+        c, pg.TextItem) and c.textItem.toPlainText().strip()) for c in view.childItems())
 
 
 def figure_problems(item) -> list[str]:

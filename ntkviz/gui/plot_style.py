@@ -24,7 +24,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ntkviz.gui.ticks import angle_ticks, linear_tick_strings, log_tick_strings
 
 __all__ = ["PALETTE", "pen", "DecadeLogAxis", "make_plot", "grid_below", "set_item_name",
-           "set_label", "set_title", "settle", "style_legend", "LegendSample", "mark_transient", "is_transient",
+           "set_label", "set_title", "settle", "style_legend", "LegendSample", "SmallLegendSample", "mark_transient", "is_transient",
            "has_data", "ViewNote", "EmptyNote", "empty_note", "use_angle_axis", "use_tick_style", "declare_quantity",
            "declared_quantity", "plain_text", "without_overlaps"]
 
@@ -106,21 +106,40 @@ class ViewNote(pg.TextItem):
                     else QtCore.QPointF(rect.center().x(), rect.top() + 4))
 
 
-class EmptyNote(ViewNote):
-    """A note centred in a view box, shown while the view has no data (``computing…``
-    before the first result, or why nothing is drawn). Its visibility follows the
-    data at every repaint of the scene, and an export paints it only when the view is
-    empty."""
+class EmptyNote(pg.GraphicsObject):
+    """A note centred in a view box, drawn while the view has no data (``computing…``
+    before the first result, or why nothing is drawn). It paints its text itself and
+    checks for data when it paints, so an export shows it only over an empty view; on
+    screen it also follows the data before every repaint of the scene (a newly drawn curve
+    hides it at once)."""
 
     def __init__(self, view_box, text: str = ""):
+        super().__init__()
+        self._view = view_box
+        self._text = text
         self._scene = None
-        super().__init__(view_box, text)
-        self.refresh()
+        self.setParentItem(view_box)
+        self.setZValue(1000)
+        view_box.sigResized.connect(self._resized)
+
+    def text(self) -> str:
+        return self._text
 
     def set_text(self, text: str) -> None:
-        if self.textItem.toPlainText() != text:
-            self.setText(text)
+        if text != self._text:
+            self._text = text
+            self.update()
         self.refresh()
+
+    def _resized(self, *_) -> None:
+        self.prepareGeometryChange()
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt API
+        return self._view.boundingRect()
+
+    def shown(self) -> bool:
+        """The note is drawn: it has a text and its view no data."""
+        return bool(self._text) and not has_data(self._view)
 
     def refresh(self) -> None:
         """Show the note when its view has no data (and it has a text)."""
@@ -128,15 +147,21 @@ class EmptyNote(ViewNote):
             self._scene = self.scene()
             if self._scene is not None and hasattr(self._scene, "sigPrepareForPaint"):
                 self._scene.sigPrepareForPaint.connect(self.refresh)
-        show = bool(self.textItem.toPlainText()) and not has_data(self._view)
+        show = self.shown()
         if show != self.isVisible():
             self.setVisible(show)
-        if show:
-            self._place()
+
+    def itemChange(self, change, value):  # noqa: N802 - Qt API
+        out = super().itemChange(change, value)
+        if change == self.GraphicsItemChange.ItemSceneHasChanged:
+            self.refresh()
+        return out
 
     def paint(self, p, *args):
-        if not has_data(self._view):
-            super().paint(p, *args)
+        if not self.shown():
+            return
+        p.setPen(pg.mkPen("#555555"))
+        p.drawText(self.boundingRect(), QtCore.Qt.AlignmentFlag.AlignCenter, self._text)
 
 
 def empty_note(plot, text: str | None = None) -> EmptyNote:
@@ -392,6 +417,24 @@ class LegendSample(pg.ItemSample):
             p.translate(10, 10)
             drawSymbol(p, symbol, opts.get("symbolSize", 10), pg.mkPen(opts.get("symbolPen")),
                        pg.mkBrush(opts.get("symbolBrush")))
+
+
+class SmallLegendSample(LegendSample):
+    """A :class:`LegendSample` at 0.7 of the size (14 px rows: a legend of a small figure)."""
+
+    SIDE = 14
+
+    def __init__(self, item):
+        super().__init__(item)
+        self.setFixedWidth(self.SIDE)
+        self.setFixedHeight(self.SIDE)
+
+    def boundingRect(self):  # noqa: N802 - Qt API
+        return QtCore.QRectF(0, 0, self.SIDE, self.SIDE)
+
+    def paint(self, p, *args):
+        p.scale(self.SIDE / 20.0, self.SIDE / 20.0)
+        super().paint(p, *args)
 
 
 def style_legend(legend) -> object:

@@ -22,8 +22,14 @@ def plots_of(item) -> list:
 
 
 def note_of(view) -> str:
-    return " ".join(c.textItem.toPlainText() for c in view.childItems()
-                    if isinstance(c, pg.TextItem) and c.isVisible())
+    """The text of the notes shown on ``view`` (text items, or notes that paint their text)."""
+    texts = []
+    for c in view.childItems():
+        if c.isVisible():
+            text = c.textItem.toPlainText() if hasattr(c, "textItem") else \
+                c.text() if callable(getattr(c, "text", None)) else ""
+            texts.append(text)
+    return " ".join(texts)
 
 
 def holds_data(view) -> bool:

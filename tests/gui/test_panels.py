@@ -266,8 +266,8 @@ def test_hover_reads_the_value_not_its_log(qtbot, spectrum_panel):
     k = 4
     i = int(np.flatnonzero(item.xData == k)[0])
     scene = vb.mapViewToScene(QtCore.QPointF(np.log10(k), item.yData[i]))
-    panel._hovers[0]._on_moved((scene,))
-    text = panel.hover.text()
+    panel.figure._hovers[0]._on_moved((scene,))
+    text = panel.figure.hover.text()
     value = float(text.split("μ = ")[1])
     assert f"k = {k}" in text and value == pytest.approx(float(s.mu[k]), rel=1e-9)
 

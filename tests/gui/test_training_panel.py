@@ -315,10 +315,13 @@ def _labels(axis):
     return [text for *_, text in specs[2] if text.strip()]
 
 
-@pytest.mark.parametrize("size", [(640, 417), (1200, 800)])
-def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, size):
+@pytest.mark.parametrize("size, below", [((640, 417), False), ((640, 900), True),
+                                         ((1200, 800), False)])
+def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, size, below):
     """At an export's own size the legend moves under a single run's plots when the figure
-    is narrow; every plot and the legend stay inside the figure; axes keep >= 3 labels."""
+    is narrow and tall enough that the plots keep twice the legend's height (at 640×417 it
+    stays beside them: under them it took more than the plots' area); every plot and the
+    legend stay inside the figure; axes keep >= 3 labels."""
     from ntkviz.gui.export import export_layout
 
     computed(qtbot, panel, {**SMALL, "compare": False})
@@ -327,8 +330,7 @@ def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, 
         view = panel.views[0]
         for item in (*view.plots(), panel.legend):
             assert figure.contains(item.geometry()), (item, item.geometry(), figure)
-        below = panel.legend.geometry().top() >= view.metrics.geometry().bottom()
-        assert below == (size[0] < 860)
+        assert (panel.legend.geometry().top() >= view.metrics.geometry().bottom()) == below
         assert len(_labels(view.metrics.getAxis("bottom"))) >= 3
         assert len(_labels(view.predictor.getAxis("bottom"))) >= 3
     assert panel.legend.geometry().left() >= view.metrics.geometry().right()  # restored

@@ -154,17 +154,18 @@ class GeneralisationPlots(QtWidgets.QWidget):
         th = r.current
         kshow = int(min(th.spectra[0].k[-1], 40))
         ks = np.arange(kshow + 1)
-        marked = False
-        for i, (lab, t, sp) in enumerate(zip(th.labels, th.theories, th.spectra)):
+        for i, (lab, t) in enumerate(zip(th.labels, th.theories)):
             plot.addItem(pg.PlotDataItem(ks + 0.12 * i, t.learnability[0, :kshow + 1], pen=None,
                                          symbol="o", symbolSize=6, symbolBrush=_colour(i),
                                          symbolPen=_colour(i), name=lab))
+        marked = False  # one legend entry, after the kernels', for the zeros of every kernel
+        for i, sp in enumerate(th.spectra):
             zeros = ks[np.asarray(sp.exact_zero[:kshow + 1])]
             if zeros.size:
                 plot.addItem(pg.PlotDataItem(zeros + 0.12 * i, np.zeros(zeros.size), pen=None,
                                              symbol="x", symbolSize=10,
                                              symbolPen=pen(_colour(i), 2.0),
-                                             name=None if marked else "μ_k = 0: never learned"))
+                                             name=None if marked else "μₖ = 0: never learned"))
                 marked = True
         y_lo, y_hi = -0.05, 1.05
         if mc is not None and r.n in mc.n_values:

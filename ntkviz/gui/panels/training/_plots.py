@@ -10,8 +10,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, LegendSample, empty_note, pen,
-                                   use_angle_axis)
+from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, LegendSample, SmallLegendSample,
+                                   empty_note, pen, use_angle_axis)
 from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["RunView", "fill_legend", "make_legend", "METRIC_LABELS", "METRIC_COLOURS"]
@@ -376,23 +376,26 @@ LEGEND_GROUPS = ("neurons", "predictor", "metrics")
 
 
 def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: int = 1,
-                groups=LEGEND_GROUPS) -> None:
+                groups=LEGEND_GROUPS, compact: bool = False) -> None:
     """One legend for every run: neurons, predictors, then the metrics shown; in one
     column, or (``columns=3``, a legend under a narrow figure) one column per group.
-    ``groups``: the groups listed (a plot exported alone lists its own)."""
+    ``groups``: the groups listed (a plot exported alone lists its own). ``compact`` (a
+    small figure): no group titles (the plots' titles name the groups) and small samples,
+    so that the legend leaves the plots at least twice its area."""
     blank = pg.PlotDataItem(pen=None)
+    titles = ("<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>", "<b>predictor</b>",
+              "<b>metrics</b>")
+    heads = [[] if compact else [(blank, title)] for title in titles]
     every_group = [
-        [(blank, "<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>")]
-        + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
-        [(blank, "<b>predictor</b>")]
-        + [(item, item.name()) for item in (*view.curves.values(), view.train_points)
-           if item is not view.train_points or view.shows_training_points()],
-        [(blank, "<b>metrics</b>")]
-        + [(view.metric_curves.get(key)
-            or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)), METRIC_LABELS[key])
-           for key in shown_metrics],
+        heads[0] + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
+        heads[1] + [(item, item.name()) for item in (*view.curves.values(), view.train_points)
+                    if item is not view.train_points or view.shows_training_points()],
+        heads[2] + [(view.metric_curves.get(key)
+                     or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)),
+                     METRIC_LABELS[key]) for key in shown_metrics],
     ]
     groups = [entries for name, entries in zip(LEGEND_GROUPS, every_group) if name in groups]
+    legend.sampleType = SmallLegendSample if compact else LegendSample
     legend.clear()
     legend.setColumnCount(1 if columns == 1 else len(groups))
     if columns == 1:
@@ -403,6 +406,10 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: in
                    for r in range(depth) for g in groups]
     for item, text in entries:
         legend.addItem(item if item is not blank else pg.PlotDataItem(pen=None), text)
+    if compact:  # tight rows: the text's own height, not the default 4-px margins around it
+        for _, label in legend.items:
+            label.item.document().setDocumentMargin(1)
+            label.setText(label.text)
     # exactly as wide as its rows: a narrower cell would let it spill over the metric plot
     # on screen and past the figure's edge in an export
     width = legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width()
