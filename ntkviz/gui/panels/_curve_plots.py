@@ -96,7 +96,8 @@ class _LegendInLayout(pg.LegendItem):
         # labels' own text widths: a label's cell is as wide as its column's widest entry,
         # so measuring cells made the count depend on the previous one (1 column at the
         # first export at 640 px, 2 at the next)
-        widths = [1.15 * (s.boundingRect().width() + lab.item.boundingRect().width()) + 12
+        # 10 px: the layout's spacing after the sample and after the label (5 px each)
+        widths = [1.15 * (s.boundingRect().width() + lab.item.boundingRect().width()) + 10
                   for s, lab in self.items]
         available = self._plot_item.geometry().width() - 24
         columns = 1
