@@ -24,8 +24,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ntkviz.gui.ticks import angle_ticks, linear_tick_strings, log_tick_strings
 
 __all__ = ["PALETTE", "pen", "DecadeLogAxis", "make_plot", "grid_below", "set_item_name",
-           "set_label", "set_title", "settle", "style_legend", "LegendSample", "SmallLegendSample", "mark_transient", "is_transient",
-           "has_data", "ViewNote", "EmptyNote", "empty_note", "use_angle_axis", "use_tick_style", "declare_quantity",
+           "set_label", "set_title", "settle", "style_legend", "LegendSample",
+           "SmallLegendSample", "mark_transient", "is_transient", "has_data", "ViewNote",
+           "EmptyNote", "empty_note", "use_angle_axis", "use_tick_style", "declare_quantity",
            "declared_quantity", "plain_text", "without_overlaps"]
 
 #: colour-blind-safe palette (Okabe–Ito) for curves, in order
@@ -58,7 +59,8 @@ def is_transient(item) -> bool:
 # ------------------------------------------------------------------- empty views
 def _holds_data(item) -> bool:
     """``item`` (added to a view box) draws data: points of a curve or scatter, bars,
-    an image (or a colour bar's pixmap). Guide lines, notes, bands and error bars alone are not data."""
+    an image (or a colour bar's pixmap). Guide lines, notes, bands and error bars alone
+    are not data."""
     if isinstance(item, pg.ImageItem):
         return item.image is not None
     if isinstance(item, QtWidgets.QGraphicsPixmapItem):  # e.g. the bar of a colour bar
@@ -466,7 +468,9 @@ def use_angle_axis(plot, lo: float, hi: float, side: str = "bottom") -> None:
 
 
 # ------------------------------------------------------------ declared quantity
-_SUB = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+#: the characters Unicode has as subscripts, and those subscripts
+_SUB_FROM, _SUB_TO = "0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"
+_SUB = str.maketrans(_SUB_FROM, _SUB_TO)
 _SUP = str.maketrans("0123456789+-−=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ")
 
 
@@ -474,10 +478,11 @@ def plain_text(text: str) -> str:
     """The text of a title or label as read: HTML tags dropped, ``<sub>k</sub>`` as
     ``ₖ`` and ``<sup>2</sup>`` as ``²`` (where Unicode has the character), entities
     decoded, runs of spaces as one."""
-    text = re.sub(r"<sub>(.*?)</sub>",
-                  lambda m: m.group(1).translate(_SUB) if all(c in "0123456789+-=()aehijklmnoprstuvx"
-                                                              for c in m.group(1)) else m.group(1),
-                  text or "")
+    def sub(m):
+        inner = m.group(1)
+        return inner.translate(_SUB) if all(c in _SUB_FROM for c in inner) else inner
+
+    text = re.sub(r"<sub>(.*?)</sub>", sub, text or "")
     text = re.sub(r"<sup>(.*?)</sup>", lambda m: m.group(1).translate(_SUP), text)
     text = html.unescape(re.sub(r"<[^>]+>", "", text))
     return re.sub(r"\s+", " ", text).strip()

@@ -75,7 +75,8 @@ class GeneralisationControls(QtWidgets.QWidget):
 
     def __init__(self, kernels: QtWidgets.QWidget, parent=None):
         super().__init__(parent)
-        self.target_edit = line_edit("k:c,k:c (c·P_k(⟨x,z_k⟩)), harmonic:K, ridge:T, step:T or abs")
+        self.target_edit = line_edit("k:c,k:c (c·P_k(⟨x,z_k⟩)), harmonic:K, ridge:T, step:T "
+                                     "or abs")
         self.target_combo = combo(["presets…", *TARGET_PRESETS])
         self.degree_bars = DegreeBars()
         self.bars = self.degree_bars.bars
