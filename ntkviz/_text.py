@@ -8,11 +8,11 @@ import math
 
 __all__ = ["number_list", "superscript"]
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_SUPERSCRIPT = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 
 
 def superscript(text) -> str:
-    """The digits and minus signs of ``text`` as Unicode superscripts (``-39`` -> ``⁻³⁹``)."""
+    """The digits and signs of ``text`` as Unicode superscripts (``-39`` -> ``⁻³⁹``)."""
     return str(text).translate(_SUPERSCRIPT)
 
 
