@@ -95,3 +95,31 @@ def test_pictures_are_drawn_before_the_kernel_distances(qtbot, dispatcher, monke
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         pass
     assert panel.readouts["ckn"].text() != "" and not panel.readouts["ckn"].text().endswith("–")
+
+
+def test_pictures_of_other_parameters_are_never_drawn(qtbot, dispatcher):
+    """The pictures job answers on the view's own job slot with the parameters it was made
+    for: pictures of other parameters (a late answer after a slider moved on) are left out,
+    those of the current parameters are drawn (equal to the core's deformation)."""
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    panel = QtDeformationPanel(dispatcher)
+    panel.model.context_per_class = 2
+    qtbot.addWidget(panel)
+    panel.resize(1300, 850)
+    panel.show()
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.model.update(label=3, index=1, translate_x=1.5)
+        panel.start()
+    assert panel.images_slot.key == f"{panel.key}.images" != panel.key
+    image = digit_image(3, 1)
+    now, _ = deform_image(image, Deformation(translate_x=1.5))
+    np.testing.assert_array_equal(panel.images["deformed"].image, now)
+    other = panel.model.parse({**panel.state(), "translate_x": -2.5})
+    late = panel.model.build_request(other).images()
+    panel.images_slot.returned.emit(1, late, other)
+    np.testing.assert_array_equal(panel.images["deformed"].image, now)  # not drawn
+    panel.model.update(translate_x=-2.5)
+    panel.images_slot.returned.emit(2, late, other)  # now the model's parameters
+    then, _ = deform_image(image, Deformation(translate_x=-2.5))
+    np.testing.assert_array_equal(panel.images["deformed"].image, then)

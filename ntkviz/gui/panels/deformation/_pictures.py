@@ -39,6 +39,6 @@ class DeformationPictures(QtWidgets.QWidget):
 
     def show_pictures(self, pictures) -> None:
         """The four pictures and the read-outs that need no kernel (a
-        :class:`ntkviz.jobs.DeformImages` or a response)."""
+        :class:`ntkviz.jobs._deform.DeformImages` or a response)."""
         self.views.draw(pictures)
         self.readout_box.show_pictures(pictures)

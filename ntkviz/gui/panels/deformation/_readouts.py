@@ -61,7 +61,7 @@ class DeformationReadouts(QtWidgets.QGroupBox):
             grid.addWidget(r, i % 3, i // 3)
 
     def show_pictures(self, pictures) -> None:
-        """The read-outs that need no kernel (a :class:`ntkviz.jobs.DeformImages`)."""
+        """The read-outs that need no kernel (a :class:`ntkviz.jobs._deform.DeformImages`)."""
         r = self.readouts
         r["tau_sup"].setValue(pictures.tau_sup)
         r["jacobian_sup"].setValue(pictures.jacobian_sup)
