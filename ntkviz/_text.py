@@ -24,11 +24,11 @@ from typing import Iterable, Sequence
 __all__ = ["parse_list", "check_distinct", "json_int", "superscript"]
 
 _KIND_WORDS = {int: "integers", float: "numbers", str: "names"}
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_SUPERSCRIPT = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 
 
 def superscript(text) -> str:
-    """The digits and minus signs of ``text`` as Unicode superscripts (``-39`` -> ``⁻³⁹``)."""
+    """The digits and signs of ``text`` as Unicode superscripts (``-39`` -> ``⁻³⁹``)."""
     return str(text).translate(_SUPERSCRIPT)
 
 

@@ -78,7 +78,7 @@ def test_checks_catch_what_they_should(qtbot, tmp_path):
     exported = svg_problems(svg_string(w.getPlotItem()))
     assert not any("scale factor" in p for p in exported)  # the exporter removes it
     assert any("grid of" in p for p in exported)  # stacked like the screen: grid over data
-    from ntkviz.gui.widgets import grid_below
+    from ntkviz.gui.plot_style import grid_below
 
     grid_below(w)  # the fix panels use: grid under the data on screen and in SVG
     assert svg_problems(svg_string(w.getPlotItem())) == []
@@ -111,3 +111,65 @@ def test_check_catches_a_curve_cut_by_its_axes(qtbot):
     logw.show()
     qtbot.waitExposed(logw)
     assert not any("beyond" in p for p in layout_problems(logw.getPlotItem(), 640, 400))
+
+
+def _shown_plot(qtbot, title="a plot", size=(640, 400)):
+    import pyqtgraph as pg
+
+    w = pg.PlotWidget(title=title)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_figure_checks_catch_figures_that_contradict_themselves(qtbot):
+    """Each figure check fails on the defect it exists for, and passes once it is mended:
+    a title naming another quantity than the curves and guides of another quantity, a
+    category drawn as zero bars, a spread scale factor "0.1·10⁴", overlapping tick labels,
+    a legend larger than the plot."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from ntkviz.gallery._checks import figure_problems, layout_problems
+    from ntkviz.gui.plot_style import declare_quantity
+
+    w = _shown_plot(qtbot, "Local slope d log μ<sub>k</sub> / d log k")
+    w.plot(np.arange(1.0, 10.0), -2.0 - 1.0 / np.arange(1.0, 10.0), name="slope")
+    w.addItem(pg.InfiniteLine(-5.0, angle=0))
+    declare_quantity(w, "d log(N(p, k) μₖ) / d log k", levels=[-2.0])
+    got = figure_problems(w.getPlotItem())
+    assert any("neither its title nor an axis title names it" in p for p in got)
+    assert any("guide lines" in p and "-5.0" in p for p in got)
+    w.setTitle("Local slope d log(N(p, k) μ<sub>k</sub>) / d log k")
+    [line] = [it for it in w.getPlotItem().items if isinstance(it, pg.InfiniteLine)]
+    line.setValue(-2.0)
+    assert figure_problems(w.getPlotItem()) == []
+
+    bars = _shown_plot(qtbot, "distances")
+    bar = pg.BarGraphItem(x=np.array([0.0, 1.0, 2.0]), height=np.array([0.2, 0.0, 0.5]), width=0.5)
+    bars.addItem(bar)
+    bars.getPlotItem().getAxis("bottom").setTicks([[(0, "CKN"), (1, "NTK"), (2, "pixels")]])
+    assert any("'NTK' are all of height 0" in p for p in figure_problems(bars.getPlotItem()))
+    bar.setOpts(x=np.array([0.0, 2.0]), height=np.array([0.2, 0.5]))
+    bars.getPlotItem().getAxis("bottom").setTicks([[(0, "CKN"), (2, "pixels")]])
+    assert figure_problems(bars.getPlotItem()) == []
+
+    ticks = _shown_plot(qtbot, "big values")
+    ticks.plot([0.0, 13000.0], [0.0, 1.0])
+    ticks.getPlotItem().getViewBox().prepareForPaint()  # the range pyqtgraph sets at paint
+    axis = ticks.getPlotItem().getAxis("bottom")
+    axis.setTicks([[(1000.0 * i, f"{i / 10:.1f}·10⁴") for i in range(1, 14, 4)]])
+    got = figure_problems(ticks.getPlotItem())
+    assert any("0.1·10⁴" in p and "mantissa" in p for p in got), got
+    axis.setTicks([[(6000.0, "5·10⁰"), (6050.0, "6·10⁰")]])
+    assert any("overlap" in p for p in figure_problems(ticks.getPlotItem()))
+    axis.setTicks(None)
+    assert figure_problems(ticks.getPlotItem()) == []
+
+    crowded = _shown_plot(qtbot, "many entries")
+    crowded.addLegend()
+    for i in range(16):
+        crowded.plot([0.0, 1.0], [i, i + 1.0], name=f"a rather long legend entry, number {i} of a crowded figure")
+    assert any("legends take" in p for p in layout_problems(crowded.getPlotItem(), 640, 400))

@@ -10,7 +10,11 @@ and ``OUTDIR/index.html`` (all images on one page).
 
 Every image is checked (:mod:`ntkviz.gallery._checks`): no axis scale factor,
 PNG size as asked, no text outside the figure, at least three labelled ticks
-per axis, SVG grid lines before the curves. The problems are printed and
+per axis, SVG grid lines before the curves, and what the figure says against
+what it draws (the declared quantity in the title, guides at its levels, no
+zero bars for values that do not exist, tick mantissas in [1, 10) and no
+overlapping tick labels, legends at most half the plot area, an empty plot that
+says why). The problems are printed and
 written to ``OUTDIR/problems.txt``; the exit code is 1 if there are any.
 ``--reduced`` (the tests): the default case only, at 640×400 and 2400×1500.
 """

@@ -16,7 +16,7 @@ What an export shows
   axes, titles and legends grows with the image (2400×1500 looks like the
   screen on a HiDPI display). The on-screen figure is restored afterwards.
 * Hover markers, crosshairs and selections (items marked with
-  :func:`mark_transient`) are hidden while exporting.
+  :func:`ntkviz.gui.plot_style.mark_transient`) are hidden while exporting.
 * No axis shows pyqtgraph's automatic SI scale factor.
 * SVG elements come in the order the screen paints them (grid under curves
   under legend).
@@ -46,9 +46,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import limits
 from ntkviz._io import atomic_write, write_csv, write_text_atomic
+from ntkviz.gui.legends import replace_legends
+from ntkviz.gui.plot_style import is_transient
 
 __all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "render_image",
-           "svg_string", "write_csv_table", "mark_transient", "is_transient", "export_layout",
+           "svg_string", "write_csv_table", "export_layout",
            "install_svg_workaround", "file_filter", "export_geometry", "EXPORT_SUFFIXES",
            "LAYOUT_MAX"]
 
@@ -56,7 +58,6 @@ __all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "ren
 LAYOUT_MAX = (1200, 800)
 #: allowed image widths and heights (pixels)
 SIZE_RANGE = limits.EXPORT_WIDTH_RANGE
-_TRANSIENT = 0x4E54  # QGraphicsItem.data() key marking hover/selection items
 _CLOSE = re.compile(r"^[Zz]$")
 
 
@@ -106,16 +107,6 @@ def install_svg_workaround() -> None:
     mod.correctCoordinates = correct_coordinates
 
 
-# ---------------------------------------------------------------- transient items
-def mark_transient(item) -> None:
-    """Mark a hover marker, crosshair or selection ``item``: exports hide it."""
-    QtWidgets.QGraphicsItem.setData(item, _TRANSIENT, True)  # PlotDataItem overrides setData
-
-
-def is_transient(item) -> bool:
-    return bool(QtWidgets.QGraphicsItem.data(item, _TRANSIENT))
-
-
 def _scene_items(item) -> list:
     """``item`` and all its descendants."""
     out, stack = [], [item]
@@ -161,12 +152,6 @@ def _layout_scale(width: int, height: int) -> float:
 
 def _axes(item) -> list:
     return [it for it in _scene_items(item) if isinstance(it, pg.AxisItem)]
-
-
-def replace_legends(item) -> None:
-    from ntkviz.gui.widgets import replace_legends as _replace
-
-    _replace(item)
 
 
 def _activate_layouts(item) -> None:

@@ -117,17 +117,25 @@ class ExportDialog(QtWidgets.QDialog):
 
 class MessageBar(QtWidgets.QFrame):
     """An error shown until dismissed (×) or replaced; every message also goes to
-    ``log`` (``[(time, text, error)]``)."""
+    ``log`` (``[(time, text, error)]``).
+
+    One line, never more: a long message is elided to the bar's width (the whole text
+    is its tooltip and in the message log), and the bar asks for no minimum size, so
+    showing a message never grows the window (a wrapped three-line message once made a
+    1280×720 window 1280×727, and it stayed so after dismissing)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.log: list[tuple[str, str, bool]] = []
+        self._text = ""
         self.setObjectName("messageBar")
         self.setStyleSheet("#messageBar { background: #fdecea; border-bottom: 1px solid #e0b4b4; }"
                            " QLabel { color: #8a1c1c; }")
         self.label = QtWidgets.QLabel()
-        self.label.setWordWrap(True)
+        self.label.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                 QtWidgets.QSizePolicy.Policy.Preferred)
         close = QtWidgets.QToolButton()
         close.setText("×")
         close.setToolTip("dismiss this message")
@@ -139,21 +147,39 @@ class MessageBar(QtWidgets.QFrame):
         lay.addWidget(close)
         self.hide()
 
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt API
+        return QtCore.QSize(0, 0)  # the window's minimum is the tabs': a message never grows it
+
     def record(self, text: str, error: bool) -> None:
         self.log.append((time.strftime("%H:%M:%S"), text, error))
         del self.log[:-500]
 
     def show_error(self, text: str) -> None:
-        self.label.setText(text)
+        self._text = text
+        self.setToolTip(text)
+        self._elide()
         self.show()
 
     def text(self) -> str:
-        """The error shown now ("" when none)."""
-        return self.label.text() if self.isVisible() else ""
+        """The error shown now, whole ("" when none)."""
+        return self._text if self.isVisible() else ""
 
     def dismiss(self) -> None:
+        self._text = ""
+        self.setToolTip("")
         self.label.setText("")
         self.hide()
+
+    def _elide(self) -> None:
+        """The message on one line, cut with "…" where the bar ends."""
+        line = " ".join(self._text.split())
+        width = max(self.label.width(), 40)
+        self.label.setText(self.label.fontMetrics().elidedText(
+            line, QtCore.Qt.TextElideMode.ElideRight, width))
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._elide()
 
 
 #: the window's size at first start, shrunk to a smaller screen (every tab fits 1280×720)

@@ -7,7 +7,9 @@ Three frozen requests, each a complete snapshot of what a computation needs:
   CKN / NTK relative distances and their ratio, pixel distance). The digit's
   per-layer norms come from the core's cache (:func:`ntkviz.core.conv.gram.image_norms`),
   so a slider move costs one norms pass of the deformed digit plus one cross
-  kernel.
+  kernel. Its :meth:`DeformRequest.images` (-> :class:`DeformImages`) is the part
+  without a kernel: the pictures and the pixel read-outs, drawn while the kernel
+  distances are computed.
 * :class:`ContextRequest` -> :class:`ContextResult` (``iterate()`` yields
   :class:`~ntkviz.jobs.Progress` items): distances from the digit to the nearest and
   to the mean of same-label and other-label bundled digits (the "is this further than
@@ -30,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar, Generator
 
 import numpy as np
@@ -48,7 +50,7 @@ from ntkviz.dataset._names import check_family_amplitude
 from ntkviz.jobs._run import Progress, run_to_end
 
 __all__ = [
-    "DeformRequest", "DeformResponse",
+    "DeformRequest", "DeformResponse", "DeformImages",
     "ContextRequest", "ContextResult",
     "StabilityRequest",
     "CONTEXT_CATEGORIES", "context_table", "deform_csv_table",
@@ -75,8 +77,8 @@ def _pixel_distance(x: np.ndarray, y: np.ndarray) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class DeformResponse:
-    """Everything the deformation editor shows for one deformation.
+class DeformImages:
+    """The pictures and pixel read-outs of one deformation (no kernel: milliseconds).
 
     Attributes
     ----------
@@ -86,23 +88,12 @@ class DeformResponse:
         Displacement field in pixels, components (down, right).
     tau_sup, jacobian_sup : float
         ``||tau||_inf`` (px) and ``||grad tau||_inf`` (dimensionless).
-    ckn_distance, ntk_distance : float
-        Relative feature distances ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||``;
-        NTK is NaN if the architecture has no NTK.
-    ratio : float
-        ``ntk_distance / ckn_distance``; NaN when either is below resolution.
     pixel_distance : float
         ``||L_tau x - x|| / ||x||``.
-    ckn_below_resolution, ntk_below_resolution : bool
-        The images differ but the distance is under ``limits.CKN_RESOLUTION`` /
-        ``limits.NTK_RESOLUTION`` (possibly exactly 0 after clamping a squared
-        distance that cancelled): rounding noise, not data.
     identical : bool
         ``L_tau x == x`` exactly; every distance is then exactly 0.
-    reference_norms : ImageNorms
-        Norms of ``x`` used.
-    label : int or None
-        Class of ``x`` (None: unknown, a user image), for the context distances.
+    deformation : Deformation
+        The (validated) deformation shown.
     """
 
     original: np.ndarray
@@ -111,15 +102,39 @@ class DeformResponse:
     tau: np.ndarray
     tau_sup: float
     jacobian_sup: float
+    pixel_distance: float
+    identical: bool
+    deformation: object
+
+
+@dataclass(frozen=True, eq=False)
+class DeformResponse(DeformImages):
+    """Everything the deformation editor shows for one deformation: its
+    :class:`DeformImages` and the kernel distances.
+
+    Attributes
+    ----------
+    ckn_distance, ntk_distance : float
+        Relative feature distances ``||Phi(L_tau x) - Phi(x)|| / ||Phi(x)||``;
+        NTK is NaN if the architecture has no NTK.
+    ratio : float
+        ``ntk_distance / ckn_distance``; NaN when either is below resolution.
+    ckn_below_resolution, ntk_below_resolution : bool
+        The images differ but the distance is under ``limits.CKN_RESOLUTION`` /
+        ``limits.NTK_RESOLUTION`` (possibly exactly 0 after clamping a squared
+        distance that cancelled): rounding noise, not data.
+    reference_norms : ImageNorms
+        Norms of ``x`` used.
+    label : int or None
+        Class of ``x`` (None: unknown, a user image), for the context distances.
+    """
+
     ckn_distance: float
     ntk_distance: float
     ratio: float
-    pixel_distance: float
     ckn_below_resolution: bool
     ntk_below_resolution: bool
-    identical: bool
     reference_norms: object = field(repr=False)
-    deformation: object = None
     architecture: Architecture | None = None
     label: int | None = None
 
@@ -159,15 +174,28 @@ class DeformRequest:
             raise ValueError(f"deformation must be a Deformation, got {type(self.deformation).__name__}")
         check_architecture(self.architecture, "architecture")
 
+    def images(self) -> DeformImages:
+        """The deformed digit, its displacement field and the pixel read-outs: everything
+        of the response but the kernel distances."""
+        x = self.image
+        # the image was checked in __post_init__ and the deformation checks itself: no re-check
+        deformed, tau = deform_image(x, self.deformation, check_input=False)
+        deformed = np.ascontiguousarray(deformed, dtype=np.float64)
+        tau = np.asarray(tau)
+        return DeformImages(
+            original=x, deformed=deformed, difference=deformed - x, tau=tau,
+            tau_sup=float(tau_sup_norm(tau)), jacobian_sup=float(jacobian_sup_norm(tau)),
+            pixel_distance=_pixel_distance(x, deformed),
+            identical=bool(np.array_equal(deformed, x)), deformation=self.deformation)
+
     def __call__(self) -> DeformResponse:
         x = self.image
         arch = self.architecture
         # the image was checked in __post_init__, the deformed one is made from it: no re-check
         ref = (self.reference_norms if self.reference_norms is not None
                else image_norms(x, arch, check_input=False))
-        deformed, tau = deform_image(x, self.deformation, check_input=False)
-        deformed = np.ascontiguousarray(deformed, dtype=np.float64)
-        identical = bool(np.array_equal(deformed, x))
+        pictures = self.images()
+        deformed, identical = pictures.deformed, pictures.identical
         if identical:
             ckn, ntk = 0.0, (0.0 if arch.supports_ntk else float("nan"))
         else:
@@ -180,14 +208,10 @@ class DeformRequest:
         if not (ckn_low or ntk_low) and ckn > 0 and np.isfinite(ntk):
             ratio = ntk / ckn
         return DeformResponse(
-            original=x, deformed=deformed, difference=deformed - x, tau=np.asarray(tau),
-            tau_sup=float(tau_sup_norm(tau)),
-            jacobian_sup=float(jacobian_sup_norm(tau)),
+            **{f.name: getattr(pictures, f.name) for f in fields(DeformImages)},
             ckn_distance=float(ckn), ntk_distance=float(ntk), ratio=float(ratio),
-            pixel_distance=_pixel_distance(x, deformed),
             ckn_below_resolution=bool(ckn_low), ntk_below_resolution=bool(ntk_low),
-            identical=identical, reference_norms=ref, deformation=self.deformation,
-            architecture=arch, label=self.label,
+            reference_norms=ref, architecture=arch, label=self.label,
         )
 
 

@@ -121,20 +121,20 @@ def test_every_list_parser_refuses_the_same_texts(text):
 def test_generalisation_monte_carlo_sizes_field(qtbot):
     pytest.importorskip("PySide6")
     from ntkviz.gui.headless import build_panel, ensure_app
-    from ntkviz.gui.panels.generalisation import QtGeneralisationPanel
+    from ntkviz.gui.panels.learning import QtLearningPanel
 
     ensure_app()
-    panel = build_panel(QtGeneralisationPanel, {"kmax": 20, "n": 20}, size=(1000, 700))
+    panel = build_panel(QtLearningPanel, {"kmax": 20, "n": 20}, size=(1000, 700))
     try:
         before = panel.model.params.mc_sizes
         for text in ("50,,100", "50,50", "50,", "50,1e2"):
-            panel.sizes_edit.setText(text)
-            panel.sizes_edit.editingFinished.emit()
+            panel.controls.sizes_edit.setText(text)
+            panel.controls.sizes_edit.editingFinished.emit()
             assert panel.model.params.mc_sizes == before, text
             assert "mc_sizes" in panel.last_error, (text, panel.last_error)
-            assert panel.sizes_edit.text() == ",".join(map(str, before))
-        panel.sizes_edit.setText(" 30, 60 ")
-        panel.sizes_edit.editingFinished.emit()
+            assert panel.controls.sizes_edit.text() == ",".join(map(str, before))
+        panel.controls.sizes_edit.setText(" 30, 60 ")
+        panel.controls.sizes_edit.editingFinished.emit()
         assert panel.model.params.mc_sizes == (30, 60)
     finally:
         panel.dispatcher.shutdown()

@@ -81,10 +81,10 @@ def test_target_coefficients_beyond_the_range_are_refused(target, tmp_path, caps
         line = error_line(err)
         assert code == 2 and "target" in line and "1e+100" in line, line
         assert not (tmp_path / "c.csv").exists()
-    from ntkviz.models.generalisation import GeneralisationParams
+    from ntkviz.models.learning import LearningParams
 
     with pytest.raises(ValueError, match="1e\\+100"):
-        GeneralisationParams(target=target)
+        LearningParams(target=target)
 
 
 def test_largest_target_coefficient_gives_finite_curves(tmp_path, capsys):
@@ -147,12 +147,12 @@ def _approximation_error_log_space(spectrum, projection, bounds):
 @pytest.mark.parametrize("kernels,target", [(("arccos0",), "step:0"), (("arccos1",), "ridge:0.5"),
                                             (("ntk",), "abs")])
 def test_generalisation_at_p1000_warns_nothing_and_is_right(kernels, target):
-    from ntkviz.models.generalisation import GeneralisationModel, GeneralisationParams
+    from ntkviz.models.learning import LearningModel, LearningParams
 
-    params = GeneralisationParams(kernels=kernels, target=target, dim=1000, kmax=2000, n=100_000)
+    params = LearningParams(kernels=kernels, target=target, dim=1000, kmax=2000, n=100_000)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        response = GeneralisationModel.build_request(params)()
+        response = LearningModel.build_request(params)()
     approx = response.approximation[0]
     assert np.all(np.isfinite(approx))
     theory = response.theory

@@ -70,3 +70,21 @@ def training_panel(qtbot):
     yield panel
     panel.pause()
     dispatcher.shutdown()
+
+
+@pytest.fixture
+def drawn_ticks():
+    """``drawn_ticks(axis)``: ``(scene rect, text)`` of the tick labels the axis draws now."""
+    from PySide6 import QtGui
+
+    def labels(axis) -> list[tuple]:
+        image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
+        painter = QtGui.QPainter(image)
+        try:
+            specs = axis.generateDrawSpecs(painter)
+        finally:
+            painter.end()
+        return [] if specs is None else [(axis.mapRectToScene(rect), text)
+                                         for rect, _, text in specs[2] if text.strip()]
+
+    return labels

@@ -82,7 +82,7 @@ def test_another_seed_never_shows_the_previous_curves(panel, qtbot, tmp_path):
     assert curve.isVisible() and len(curve.getData()[0]) == 2
     panel.seed_spin.setValue(7)
     assert not curve.isVisible() and not panel.plots["train_size"].legend.isVisible()
-    assert any(n.isVisible() and "parameters changed" in n.toPlainText() for n in panel._notes)
+    assert any(n.isVisible() and "parameters changed" in n.text() for n in panel._notes)
     assert "parameters changed" in panel.info.text()
     with pytest.raises(ValueError, match="nothing to export"):
         export_view(panel, "train_size", tmp_path / "stale.png")
@@ -91,7 +91,7 @@ def test_another_seed_never_shows_the_previous_curves(panel, qtbot, tmp_path):
                                                        getattr(panel.drawn, "seed", None))))
     panel.start()
     assert not curve.isVisible()  # running: the seed-0 curves are not back
-    assert any(n.isVisible() and "running" in n.toPlainText() for n in panel._notes)
+    assert any(n.isVisible() and "running" in n.text() for n in panel._notes)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         pass
     assert all(seed == 7 for visible, seed in seen if visible)

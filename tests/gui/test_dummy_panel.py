@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import make_plot, pen
+from ntkviz.gui.plot_style import make_plot, pen
 from ntkviz.models import ParamModel, View, option
 from ntkviz.panels import PanelSpec, registered
 

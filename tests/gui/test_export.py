@@ -120,7 +120,7 @@ def test_failed_write_keeps_the_existing_file(plot, tmp_path, monkeypatch):
 
 
 def _make(qtbot, **kw):
-    from ntkviz.gui.widgets import make_plot
+    from ntkviz.gui.plot_style import make_plot
 
     w = make_plot("title", "x label", "y label", **kw)
     qtbot.addWidget(w)
@@ -131,7 +131,7 @@ def test_hover_marker_never_in_exports(qtbot, tmp_path):
     """Hover a curve, export: the marker is absent from PNG and SVG, and back after."""
     from PySide6 import QtWidgets
 
-    from ntkviz.gui.widgets import CurveHover
+    from ntkviz.gui.hover import CurveHover
 
     w = _make(qtbot)
     x = np.linspace(0, 1, 50)

@@ -10,7 +10,8 @@ from PySide6 import QtCore, QtGui
 from ntkviz.core import KernelSpec, evaluate_kernel, mercer_spectrum
 from ntkviz.gui.panels._curve_plots import sci
 from ntkviz.gui.panels.kernel_curves import QtKernelCurvesPanel
-from ntkviz.gui.panels.spectrum import ZERO_ENTRY, QtSpectrumPanel, cell_text
+from ntkviz.gui.panels._spectrum_figure import ZERO_ENTRY
+from ntkviz.gui.panels.spectrum import QtSpectrumPanel, cell_text
 
 
 def make(qtbot, cls, dispatcher, size=(1100, 700)):
@@ -225,7 +226,7 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     np.testing.assert_allclose(10.0 ** item.yData, sp.mu[shown], rtol=1e-13)  # log10 drawn
     assert ZERO_ENTRY in curves(panel.plot)  # one legend entry for all rows of zeros
     index = [s.label for s in panel.response.series].index(spec.label)
-    zeros = panel._items[("zero", index)][1]
+    zeros = panel.figure.items[("zero", index)][1]
     np.testing.assert_array_equal(zeros.xData, sp.k[sp.exact_zero & (sp.k >= 1)])
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown
@@ -277,8 +278,8 @@ def test_hover_reads_the_value_not_its_log(qtbot, spectrum_panel):
     k = 4
     i = int(np.flatnonzero(item.xData == k)[0])
     scene = vb.mapViewToScene(QtCore.QPointF(np.log10(k), item.yData[i]))
-    panel._hovers[0]._on_moved((scene,))
-    text = panel.hover.text()
+    panel.figure._hovers[0]._on_moved((scene,))
+    text = panel.figure.hover.text()
     value = float(text.split("μ = ")[1])
     assert f"k = {k}" in text and value == pytest.approx(float(s.mu[k]), rel=1e-9)
 
@@ -326,7 +327,7 @@ def test_eigenvalues_below_the_float64_range_are_drawn_from_log10_mu(qtbot, spec
     assert item.yData.min() < -308
     bottom = panel.plot.getPlotItem().getViewBox().viewRange()[1][0]
     assert bottom <= -600.0  # the view is not limited to the float64 range
-    marked = panel._items[("bad", 0)][1]
+    marked = panel.figure.items[("bad", 0)][1]
     np.testing.assert_array_equal(marked.xData, k[~trust])
     np.testing.assert_array_equal(marked.yData, log10_mu[~trust])
 
@@ -346,7 +347,7 @@ def test_untrusted_values_are_crosses_not_part_of_the_line_or_the_slopes(qtbot,
     draw_series(panel, s)
     line = curves(panel.plot)[s.label]
     assert len(line.xData) and not set(line.xData) & set(s.k[~trust])
-    drawn = panel._items[("slope", 0)][1]
+    drawn = panel.figure.items[("slope", 0)][1]
     shown = set(real.k[trust & ~real.exact_zero & (real.k >= 1)])
     kept = [k + 1 for k in range(1, 59) if k in shown and k + 2 in shown]
     assert 0 < len(kept) < len(panel.response.series[0].slope_k) + 10
@@ -432,7 +433,7 @@ def test_svg_draws_the_grid_before_the_curves(qtbot, dispatcher, tmp_path):
     import re
 
     from ntkviz.gui.export import export_plot
-    from ntkviz.gui.widgets import PALETTE
+    from ntkviz.gui.plot_style import PALETTE
 
     for cls in (QtKernelCurvesPanel, QtSpectrumPanel):
         panel = make(qtbot, cls, dispatcher)

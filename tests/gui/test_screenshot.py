@@ -67,7 +67,7 @@ def _colour_pixels(path, colours) -> list[int]:
 
 
 def test_screenshot_runs_the_stability_sweep_and_saves_the_drawn_plot(tmp_path, out):
-    from ntkviz.gui.widgets import PALETTE
+    from ntkviz.gui.plot_style import PALETTE
 
     shot = out / "stability.png"
     session = _session(tmp_path, "stability", {"stability": SMALL_SWEEP})

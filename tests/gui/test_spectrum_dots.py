@@ -10,7 +10,8 @@ import pytest
 from PySide6 import QtCore
 
 from ntkviz.core import KernelSpec, mercer_spectrum
-from ntkviz.gui.panels.spectrum import DOT_CELL_PX, DottedCurve, QtSpectrumPanel, spaced_dots
+from ntkviz.gui.panels._spectrum_figure import DOT_CELL_PX, DottedCurve, spaced_dots
+from ntkviz.gui.panels.spectrum import QtSpectrumPanel
 
 #: a dropped point lies within √2 cells of a dot; the dots are placed again when the view's
 #: scale changes by more than 20 %, so at most 1.2 times that on screen
@@ -73,24 +74,24 @@ def test_large_k_max_draws_fewer_dots_but_keeps_the_line_zeros_and_hover(qtbot, 
     panel = make(qtbot, dispatcher, kernels=("ntk",), dim=3, kmax=2000, slope=True)
     sp = mercer_spectrum(KernelSpec(name="ntk", depth=2), 3, 2000)
     zero = sp.exact_zero & (sp.k >= 1)
-    line = panel._items[("mu", 0)][1]
+    line = panel.figure.items[("mu", 0)][1]
     np.testing.assert_array_equal(line.xData, sp.k[~zero & (sp.k >= 1)])  # every point
     np.testing.assert_allclose(10.0 ** line.yData, sp.mu[~zero & (sp.k >= 1)], rtol=1e-12)
     assert line.opts["symbol"] == "o" and line.scatter.opts["size"] == 4  # legend sample
-    for item in (line, panel._items[("slope", 0)][1]):
+    for item in (line, panel.figure.items[("slope", 0)][1]):
         n_dots = len(item.scatter.data)
         assert 20 < n_dots < 0.7 * len(item.xData)
         assert set(item.scatter.data["x"]) <= set(item.getData()[0])
         assert farthest_from_a_dot(item) <= REACH_PX
     (_, x1), (_, y1) = panel.plot.getPlotItem().getViewBox().viewRange()
     assert x1 >= math.log10(2000) and y1 >= line.yData.max()  # auto-range: every point
-    zeros = panel._items[("zero", 0)][1]
+    zeros = panel.figure.items[("zero", 0)][1]
     assert len(zeros.scatter.data) == zero.sum() == 999  # every exact zero keeps its triangle
 
 
 def test_zooming_in_puts_a_dot_on_every_point_again(qtbot, dispatcher):
     panel = make(qtbot, dispatcher, kernels=("ntk",), dim=3, kmax=2000)
-    line = panel._items[("mu", 0)][1]
+    line = panel.figure.items[("mu", 0)][1]
     before = len(line.scatter.data)
     panel.plot.getPlotItem().getViewBox().setXRange(math.log10(1500), math.log10(1600),
                                                     padding=0)
@@ -110,9 +111,9 @@ def test_every_untrusted_cross_is_drawn(qtbot, dispatcher):
     s = panel.response.series[0]
     bad = s.untrusted
     assert bad.sum() > 100
-    crosses = panel._items[("bad", 0)][1]
+    crosses = panel.figure.items[("bad", 0)][1]
     assert len(crosses.scatter.data) == bad.sum()
     np.testing.assert_array_equal(crosses.xData, s.k[bad])
-    line = panel._items[("mu", 0)][1]
+    line = panel.figure.items[("mu", 0)][1]
     assert len(line.xData) > 100 and not set(line.xData) & set(s.k[bad])
     assert farthest_from_a_dot(line) <= REACH_PX

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from PySide6 import QtCore, QtGui
 
 from ntkviz.core.conv.architecture import PRESETS
 from ntkviz.core.deformations.digits import load_digits
@@ -218,7 +219,7 @@ def test_a_stale_sweep_is_neither_drawn_nor_exported(qtbot, panel, tmp_path):
 
     def assert_nothing_stale(what: str):
         assert not shows_a_sweep(panel), what
-        assert any(n.isVisible() and "press Run sweep" in n.toPlainText() for n in panel._notes)
+        assert any(n.isVisible() and "press Run sweep" in n.text() for n in panel._notes)
         for suffix in (".png", ".svg", ".csv"):
             with pytest.raises(ValueError, match="nothing to export"):
                 export_view(panel, "stability", tmp_path / f"stale{suffix}", 640)
@@ -248,7 +249,7 @@ def test_amplitudes_to_500_are_plotted_to_500(qtbot, panel):
 
 
 def test_legend_covers_no_data_and_axes_read_true_values(qtbot, panel):
-    from ntkviz.gui.panels.stability import PowerLogAxis
+    from ntkviz.gui.panels._stability_figure import PowerLogAxis
 
     panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
@@ -275,3 +276,47 @@ def test_y_title_fits_its_axis_at_640x400(panel):
         span = axis.sceneBoundingRect()
         assert title.height() < 0.85 * span.height(), (title, span)
         assert title.top() >= figure.sceneBoundingRect().top() + 4
+
+
+def sample_colours(sample) -> set[tuple[int, int, int]]:
+    """The colours a legend sample paints (on white), without the anti-aliased blends."""
+    image = QtGui.QImage(20, 20, QtGui.QImage.Format.Format_ARGB32)
+    image.fill(QtGui.QColor("white"))
+    painter = QtGui.QPainter(image)
+    try:
+        sample.paint(painter, None, None)
+    finally:
+        painter.end()
+    counts: dict = {}
+    for x in range(20):
+        for y in range(20):
+            c = image.pixelColor(x, y)
+            key = (c.red(), c.green(), c.blue())
+            counts[key] = counts.get(key, 0) + 1
+    return {c for c, n in counts.items() if n >= 6 and c != (255, 255, 255)}
+
+
+def test_legend_markers_have_their_curves_colours(qtbot, panel):
+    """The marker of each map's legend entry (a disc on the line) is its curve's colour:
+    pyqtgraph drew it grey from a scatter that had no data yet."""
+    from ntkviz.gui.panels._stability_figure import MAPS
+
+    def check():
+        for key, _, _ in MAPS:
+            curve = panel.curves[key]
+            sample = next(s for s, _ in panel.legend.items if s.item is curve)
+            want = curve.opts["pen"].color()
+            assert (want.red(), want.green(), want.blue()) in sample_colours(sample), key
+            grey = {(0x96, 0x96, 0x96), (0x64, 0x64, 0x96)}  # pyqtgraph's default symbol
+            assert not grey & sample_colours(sample), key
+
+    if panel.legend.isVisible():
+        check()
+    else:  # an empty figure (nothing of these parameters yet) shows no legend, grey or not
+        assert not any(curve.isVisible() for curve in panel.curves.values())
+    panel.set_state({**panel.state(), **SMALL})
+    with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
+        panel.start()
+    assert panel.response is not None
+    check()
+    assert QtCore.QRectF(panel.legend.sceneBoundingRect()).isValid()

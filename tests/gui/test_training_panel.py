@@ -305,20 +305,14 @@ def test_gif_through_the_exporter_registry(qtbot, panel, tmp_path):
     assert panel.current_index() == 5  # the frame shown before comes back
 
 
-def _labels(axis):
-    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_RGB32)
-    painter = QtGui.QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [text for *_, text in specs[2] if text.strip()]
-
-
-@pytest.mark.parametrize("size", [(640, 417), (1200, 800)])
-def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, size):
+@pytest.mark.parametrize("size, below", [((640, 417), False), ((640, 900), True),
+                                         ((1200, 800), False)])
+def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, size, below,
+                                                                  drawn_ticks):
     """At an export's own size the legend moves under a single run's plots when the figure
-    is narrow; every plot and the legend stay inside the figure; axes keep >= 3 labels."""
+    is narrow and tall enough that the plots keep twice the legend's height (at 640×417 it
+    stays beside them: under them it took more than the plots' area); every plot and the
+    legend stay inside the figure; axes keep >= 3 labels."""
     from ntkviz.gui.export import export_layout
 
     computed(qtbot, panel, {**SMALL, "compare": False})
@@ -327,10 +321,9 @@ def test_export_layouts_keep_everything_inside_with_labelled_axes(qtbot, panel, 
         view = panel.views[0]
         for item in (*view.plots(), panel.legend):
             assert figure.contains(item.geometry()), (item, item.geometry(), figure)
-        below = panel.legend.geometry().top() >= view.metrics.geometry().bottom()
-        assert below == (size[0] < 860)
-        assert len(_labels(view.metrics.getAxis("bottom"))) >= 3
-        assert len(_labels(view.predictor.getAxis("bottom"))) >= 3
+        assert (panel.legend.geometry().top() >= view.metrics.geometry().bottom()) == below
+        assert len(drawn_ticks(view.metrics.getAxis("bottom"))) >= 3
+        assert len(drawn_ticks(view.predictor.getAxis("bottom"))) >= 3
     assert panel.legend.geometry().left() >= view.metrics.geometry().right()  # restored
 
 
@@ -371,3 +364,15 @@ def test_a_plot_exported_alone_fills_the_image_and_has_its_legend(qtbot, panel, 
         assert not set(METRIC_LABELS.values()) & set(texts)  # its own group only
     assert not [c for c in item.childItems() if isinstance(c, pg.LegendItem)]
     assert item.geometry() == before
+
+
+def test_angle_axis_reads_multiples_of_pi_as_every_angle_axis(qtbot, panel, drawn_ticks):
+    """The predictors' θ axis is labelled as the Generalisation tab's fit and GP samples:
+    multiples of π (0, π/2, π, 3π/2, 2π), never radians as decimals."""
+    import re
+
+    computed(qtbot, panel, SMALL)
+    axis = panel.views[0].predictor.getAxis("bottom")
+    labels = [text for _, text in drawn_ticks(axis)]
+    assert {"0", "π", "2π"} <= set(labels), labels
+    assert all(re.match(r"^(0|−?[0-9]*π(/[0-9]+)?)$", t) for t in labels), labels

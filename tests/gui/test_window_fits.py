@@ -130,3 +130,29 @@ def test_nothing_is_cut_at_the_smallest_window(qtbot, dispatcher, settings, key)
     show(qtbot, w, key, (smallest.width(), smallest.height()))
     problems = needs_horizontal_scroll(panel) + cut_views(panel)
     assert not problems, f"{key} at {w.width()}×{w.height()}: " + "; ".join(problems)
+
+
+LONG_MESSAGE = ("export failed: /home/someone/a/rather/long/folder/name/that/goes/on/and/on/"
+                "figure.png: cannot write the PNG image (No space left on device); " * 4).strip()
+
+
+def test_a_long_message_never_grows_the_window(qtbot, window):
+    """A long error in the message bar, on every tab of a 1280×720 window: the window keeps
+    its size while it is shown and after it is dismissed (it once became 1280×727 and stayed
+    so); the whole message stays readable (tooltip and log)."""
+    problems = []
+    for key in keys():
+        show(qtbot, window, key)
+        window.show_message(LONG_MESSAGE, error=True)
+        settle(qtbot, 200)
+        shown = (window.width(), window.height())
+        need = window.minimumSizeHint()
+        assert window.messages.isVisible() and window.error_text() == LONG_MESSAGE
+        window.messages.dismiss()
+        settle(qtbot, 200)
+        after = (window.width(), window.height())
+        if shown != SCREEN or after != SCREEN or need.height() > SCREEN[1]:
+            problems.append(f"{key}: {shown} with the message (needs {need.width()}×"
+                            f"{need.height()}), {after} after dismissing it")
+    assert not problems, "\n".join(problems)
+    assert window.messages.log[-1][1] == LONG_MESSAGE

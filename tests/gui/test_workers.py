@@ -214,7 +214,7 @@ def _wired_panel(dispatcher, started):
     from PySide6 import QtWidgets
 
     from ntkviz.gui.panels._base import QtPanel
-    from ntkviz.gui.widgets import LabeledSlider
+    from ntkviz.gui.controls import LabeledSlider
     from ntkviz.models import ParamModel
     from ntkviz.panels import PanelSpec
 

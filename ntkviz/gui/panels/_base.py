@@ -46,6 +46,7 @@ from PySide6 import QtWidgets
 from PySide6.QtCore import Signal, Slot
 
 from ntkviz import panels
+from ntkviz.gui.plot_style import empty_note
 from ntkviz.gui.workers import JobSlot, readable_error
 
 __all__ = ["QtPanel", "OnDemandPanel", "spec_of_view"]
@@ -104,7 +105,8 @@ class QtPanel(QtWidgets.QWidget):
         self.item_params = None  #: the parameters of the progress item being shown
         self.partial = False  #: the response drawn is a partial one (a job still runs)
         self._veiled: list = []  # items hidden by show_empty
-        self._notes: list = []
+        self._notes: list = []  # the plots' empty-view notes showing the panel's note
+        self._own_notes: dict = {}  # note -> the figure's own text, while the panel's shows
         #: the panel's job: its results come back with the parameters they were computed for
         self.slot = JobSlot(dispatcher, self.key, self.title, self, own_cancel=self.own_cancel)
         self.slot.returned.connect(self._on_returned)
@@ -245,17 +247,13 @@ class QtPanel(QtWidgets.QWidget):
         self._show_notes(note)
 
     def _show_notes(self, note: str) -> None:
-        boxes = [p.getViewBox() for p in _plots(self.plot_items().values())]
-        while len(self._notes) < len(boxes):
-            text = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
-            self._notes.append(text)
-        for text, box in zip(self._notes, boxes):
-            if text.parentItem() is not box:
-                text.setParentItem(box)
-                box.sigResized.connect(lambda b=box, t=text: t.setPos(b.boundingRect().center()))
-            text.setText(note)
-            text.setPos(box.boundingRect().center())
-            text.show()
+        """Each plot's empty-view note (:func:`~ntkviz.gui.plot_style.empty_note`, the one
+        note a plot has) says ``note``; the figure's own text comes back with the next
+        drawing."""
+        self._notes = [empty_note(plot) for plot in _plots(self.plot_items().values())]
+        for text in self._notes:
+            self._own_notes.setdefault(text, text.text())
+            text.set_text(note)
 
     def _unveil(self) -> None:
         for item in self._veiled:
@@ -264,8 +262,9 @@ class QtPanel(QtWidgets.QWidget):
             except RuntimeError:  # removed and deleted meanwhile
                 pass
         self._veiled = []
-        for text in self._notes:
-            text.hide()
+        for text, own in self._own_notes.items():
+            text.set_text(own)
+        self._own_notes = {}
 
     def _draw(self, response, params, partial: bool = False) -> None:
         previous = (self.response, self.drawn)
@@ -361,7 +360,7 @@ class OnDemandPanel(QtPanel):
     """A panel whose long job starts only on demand: the model's request (iterated:
     progress items with partial results, cancellable) started by the panel's run button,
     stopped by its own Cancel button, beside a progress bar and an info line: a
-    :class:`~ntkviz.gui.widgets.JobControls` column given to :meth:`use_controls`. Once
+    :class:`~ntkviz.gui.controls.JobControls` column given to :meth:`use_controls`. Once
     its plots exist, the view calls ``show_empty(self.idle_note())``."""
 
     auto_compute = False

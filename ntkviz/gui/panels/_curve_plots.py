@@ -1,6 +1,6 @@
 """Plot pieces shared by the kernel-curve and eigenvalue-decay panels.
 
-* :func:`log_plot` — :func:`ntkviz.gui.widgets.make_plot` with the legend
+* :func:`log_plot` — :func:`ntkviz.gui.plot_style.make_plot` with the legend
   under the x axis (:func:`legend_below`, covering no data) and optionally a y axis of log10 values labelled 10ⁿ that is not
   limited to the float64 range (the spectrum plots log10 μ_k, which may be −2000);
 * :class:`Log10Hover` — the hover read-out for curves drawn as log10 values;
@@ -14,7 +14,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore
 
-from ntkviz.gui.widgets import CurveHover, make_plot, style_legend
+from ntkviz.gui.hover import CurveHover
+from ntkviz.gui.plot_style import make_plot, style_legend
 
 __all__ = ["log_plot", "Log10Hover", "sci", "legend_below", "finite_or_nan", "dash"]
 
@@ -39,7 +40,7 @@ def sci(value: float | None = None, log10: float | None = None, digits: int = 10
 
 def log_plot(title: str, xlabel: str, ylabel: str, *, log_x: bool = False, log_y: bool = False,
              log_y_values: bool = False) -> pg.PlotWidget:
-    """A plot as :func:`ntkviz.gui.widgets.make_plot` (axes labelled 10ⁿ on log scales,
+    """A plot as :func:`ntkviz.gui.plot_style.make_plot` (axes labelled 10ⁿ on log scales,
     never a scale factor, grid under the curves) with its legend under the x axis
     (:func:`legend_below`). ``log_y_values``: the curves hold log10 of the values on
     a linear view and the left axis labels them as 10ⁿ (values below 10⁻³⁰⁸ stay
@@ -91,8 +92,12 @@ class _LegendInLayout(pg.LegendItem):
         each column as wide as its widest entry)."""
         if not self.items:
             return
-        # 15% slack: an SVG viewer may draw the text with a slightly wider font
-        widths = [1.15 * (s.boundingRect().width() + lab.boundingRect().width()) + 12
+        # 15% slack: an SVG viewer may draw the text with a slightly wider font. The
+        # labels' own text widths: a label's cell is as wide as its column's widest entry,
+        # so measuring cells made the count depend on the previous one (1 column at the
+        # first export at 640 px, 2 at the next)
+        # 10 px: the layout's spacing after the sample and after the label (5 px each)
+        widths = [1.15 * (s.boundingRect().width() + lab.item.boundingRect().width()) + 10
                   for s, lab in self.items]
         available = self._plot_item.geometry().width() - 24
         columns = 1
@@ -101,6 +106,10 @@ class _LegendInLayout(pg.LegendItem):
                 columns = n
                 break
         self.setColumnCount(columns)
+
+    def paint(self, p, *args):
+        if self.items:  # no empty frame under a plot that has nothing to name yet
+            super().paint(p, *args)
 
     def updateSize(self):  # noqa: N802 - pyqtgraph API
         hint = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize)

@@ -16,7 +16,7 @@ from PySide6.QtCore import Signal
 
 from ntkviz import limits
 from ntkviz.gui.panels._base import QtPanel
-from ntkviz.gui.widgets import LabeledSlider, html_maths
+from ntkviz.gui.controls import LabeledSlider, html_maths
 from ntkviz.models.kernel_curves import CHOICE_FIELDS, parse_int_list
 
 __all__ = ["KernelChooser", "KernelChoicePanel", "ExactFloat", "FAMILIES",

@@ -16,7 +16,8 @@ from ntkviz import limits
 from ntkviz._text import parse_list
 from ntkviz.dataset._names import DEFORM_FAMILIES, FAMILY_RANGES, KERNELS
 from ntkviz.gui.panels._base import OnDemandPanel
-from ntkviz.gui.widgets import PALETTE, JobControls, combo, form_group, int_spin, line_edit, make_plot, pen
+from ntkviz.gui.controls import JobControls, combo, form_group, int_spin, line_edit
+from ntkviz.gui.plot_style import PALETTE, make_plot, pen
 
 __all__ = ["QtClassificationPanel"]
 

@@ -13,8 +13,10 @@ from ntkviz import limits
 from ntkviz.gui.panels._curve_plots import dash, finite_or_nan, log_plot
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider,
                                                 scroll_column, set_checked, set_slider)
-from ntkviz.gui.widgets import (CurveHover, LabeledSlider, Readout, pen, set_item_name, set_label,
-                                set_title, settle)
+from ntkviz.gui.controls import LabeledSlider, Readout
+from ntkviz.gui.hover import CurveHover
+from ntkviz.gui.plot_style import (declare_quantity, pen, set_item_name, set_label, set_title,
+                                   settle)
 
 __all__ = ["QtKernelCurvesPanel"]
 
@@ -170,6 +172,7 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         pi = self.plot.getPlotItem()
         set_label(pi, "left", "κ′(u) = dκ/du" if deriv else "κ(u)")
         set_title(pi, "Derivatives κ′(u)" if deriv else "Kernel curves κ(u)")
+        declare_quantity(pi, "κ′(u)" if deriv else "κ(u)")  # what the curves below are
         labels = tuple(f"{c.label}′" if deriv else c.label for c in r.curves)
         emp = r.empirical if not deriv else None
         if emp is not None:

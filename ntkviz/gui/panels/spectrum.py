@@ -6,19 +6,15 @@ Runs standalone: ``python -m ntkviz.gui.panels.spectrum``.
 """
 from __future__ import annotations
 
-import re
-from contextlib import contextmanager
-
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ntkviz import limits
-from ntkviz._text import superscript
-from ntkviz.gui.panels._curve_plots import Log10Hover, dash, log_plot, sci
+from ntkviz.gui.controls import Readout
+from ntkviz.gui.panels._curve_plots import sci
 from ntkviz.gui.panels._kernel_controls import (KernelChoicePanel, log_int_slider, scroll_column,
                                                 set_checked, set_slider)
-from ntkviz.gui.widgets import CurveHover, Readout, pen, set_item_name, set_label, set_title, settle
+from ntkviz.gui.panels._spectrum_figure import SpectrumFigure
 from ntkviz.limits import SPECTRUM_KMAX_RANGE
 
 __all__ = ["QtSpectrumPanel"]
@@ -44,18 +40,10 @@ are drawn as triangles on the bottom of the plot. Points whose error estimate ex
 vouch for, are marked with red crosses (“not trustworthy”). k = 0 is not on a log axis:
 μ_0 is in the read-out and the table. The local slope is
 log(μ_{k+2}/μ_k)/log((k+2)/k), drawn at k + 1 (pairs of equal parity), to compare with the
-guide exponents −p and −p − 2.</p>
+guide exponents −p and −p − 2. Weighted by multiplicity, every curve, guide and slope is that of
+N(p, k) μ_k: since N(p, k) ~ 2k^{p−2}/(p−2)!, its guide exponents are those of μ_k plus p − 2
+(−2 and −4 for the two-layer NTK and κ1).</p>
 """
-
-
-#: legend entries of the markers (one each, whatever the number of kernels)
-ZERO_ENTRY = "μₖ = 0 exactly (△)"
-BAD_ENTRY = "not trustworthy (×)"
-
-#: smallest sizes (px) of the eigenvalue and local-slope plots: their titles, axes and
-#: legends (the default kernels' and guides' entries in three rows, one for the slopes)
-#: uncut, above a plot area of about 100 px; with the controls they fit a 1280×720 window
-SPECTRUM_PLOT_MIN, SLOPE_PLOT_MIN = (480, 320), (480, 230)
 
 _RIGHT = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
 
@@ -119,99 +107,6 @@ def mu0_text(series) -> str:
     return cell_text(float(f"{mu0:.10g}"))
 
 
-def dotted_line(i: int) -> dict:
-    """Plot options of curve ``i``: a line through dots (:class:`DottedCurve`). The dots'
-    pen and brush are ``QPen``/``QBrush`` objects, which pyqtgraph keeps: given ``None``
-    or a colour it makes new ones on every ``setData``, so its symbol atlas misses,
-    renders the symbol again and grows by one entry per update while a slider moves."""
-    return dict(pen=pen(i, 1.5), symbol="o", symbolSize=4, symbolPen=pg.mkPen(None),
-                symbolBrush=pg.mkBrush(pen(i).color()))
-
-
-#: side (px) of the screen cells holding one dot each of a dotted curve
-DOT_CELL_PX = 1.0
-
-
-def spaced_dots(px: np.ndarray, py: np.ndarray, cell: float = DOT_CELL_PX) -> np.ndarray:
-    """Indices (increasing) of the points that get a dot: the first point, in data
-    order, of every ``cell``×``cell`` square of the screen that holds any (``px``,
-    ``py``: screen coordinates); non-finite points get none. A dropped point is
-    within √2·``cell`` of a kept one, under the 4 px dot drawn there."""
-    ok = np.flatnonzero(np.isfinite(px) & np.isfinite(py))
-    if ok.size == 0:
-        return ok
-    cx = np.floor((px[ok] - px[ok].min()) / cell).astype(np.int64)
-    cy = np.floor((py[ok] - py[ok].min()) / cell).astype(np.int64)
-    _, first = np.unique(cx * (int(cy.max()) + 1) + cy, return_index=True)
-    return ok[np.sort(first)]
-
-
-class DottedCurve(pg.PlotDataItem):
-    """A line through every point with a dot only on :func:`spaced_dots` of them (and
-    on the points with the largest x and y), at the view's current scale: in log k the
-    dots of a large k max pile up on the same pixels, and setting and painting each of
-    them is part of every redraw. The line, the hover read-out (``xData``, ``yData``)
-    and the CSV hold every point; the legend sample is unchanged. The dots are placed
-    again when the view's scale grows or shrinks by more than ``RESCALE`` (zoom,
-    resize, export at another size)."""
-
-    RESCALE = 1.2
-    _scale = (0.0, 0.0)  # px per data unit (x, y) of the dots drawn
-
-    def updateItems(self, styleUpdate: bool = True):  # noqa: N802 - pyqtgraph API
-        symbol = self.opts["symbol"]
-        self.opts["symbol"] = None  # the line alone, through every point
-        try:
-            super().updateItems(styleUpdate)
-        finally:
-            self.opts["symbol"] = symbol
-        self._place_dots()
-
-    def _view_scale(self) -> tuple[float, float]:
-        view = self.getViewBox()
-        rect = view.viewRect() if view is not None else None
-        if rect is None or rect.width() <= 0 or rect.height() <= 0:
-            return 0.0, 0.0
-        return view.width() / rect.width(), view.height() / rect.height()
-
-    def _place_dots(self) -> None:
-        o = self.opts
-        style = dict(symbol=o["symbol"], size=o["symbolSize"], pen=o["symbolPen"],
-                     brush=o["symbolBrush"], pxMode=o["pxMode"], antialias=o["antialias"])
-        data = self._getDisplayDataset()
-        x, y = (data.x, data.y) if data is not None else (np.empty(0), np.empty(0))
-        sx, sy = self._scale = self._view_scale()
-        if sx > 0 and sy > 0 and len(x):  # laid out: one dot per screen cell (else all)
-            keep = spaced_dots(x * sx, y * sy)
-            # and the points with the largest x and y: pyqtgraph 0.14 bounds the item by
-            # the smaller of its line's and its dots' maxima, so the view's auto-range
-            # stays that of every point
-            ends = [int(np.nanargmax(v)) for v in (x, y) if np.isfinite(v).any()]
-            keep = np.union1d(keep, ends)
-            x, y = x[keep], y[keep]
-        self.scatter.setData(x=x, y=y, **style)
-        self.scatter.setVisible(o["symbol"] is not None and len(x) > 0)
-
-    def _rescaled(self) -> None:
-        new = self._view_scale()
-        if any(n > 0 and not 1 / self.RESCALE <= (o / n if o > 0 else 0) <= self.RESCALE
-               for o, n in zip(self._scale, new)):
-            self._place_dots()
-
-    def viewRangeChanged(self, vb=None, ranges=None, changed=None):  # noqa: N802 - pyqtgraph API
-        super().viewRangeChanged(vb, ranges, changed)
-        self._rescaled()
-
-    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph API
-        super().viewTransformChanged()
-        self._rescaled()
-
-
-def superscript_powers(text: str) -> str:
-    """``"C(p)·k^-39"`` -> ``"C(p)·k⁻³⁹"`` (legend text)."""
-    return re.sub(r"\^(-?\d+)", lambda m: superscript(m.group(1)), text)
-
-
 class QtSpectrumPanel(KernelChoicePanel):
     """μ_k against k (log–log), local slopes, values table: the view of a
     :class:`~ntkviz.models.spectrum.SpectrumModel`."""
@@ -220,10 +115,7 @@ class QtSpectrumPanel(KernelChoicePanel):
 
     def __init__(self, dispatcher, parent=None, model=None, spec=None):
         super().__init__(dispatcher, parent, model, spec)
-        self._items: dict[tuple, tuple] = {}  # key -> (plot item, graphics item, style)
-        self._used: set = set()
         self._table_stale = True
-
         self._add_chooser()
         self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3,
                                   "input dimension p (the sphere S^{p−1} ⊂ R^p)")
@@ -243,27 +135,8 @@ class QtSpectrumPanel(KernelChoicePanel):
 
         scroll = scroll_column(self.kernels, self.dim, self.kmax, self.weighted, self.guides,
                                self.slope, self.mu0, self.counts)
-
-        self.plot = log_plot("Mercer eigenvalues", "degree k", "μ<sub>k</sub>", log_x=True,
-                             log_y_values=True)
-        self.plot_slope = log_plot("Local slope d log μ<sub>k</sub> / d log k", "degree k",
-                                   "local slope", log_x=True)
-        self.plot_slope.setXLink(self.plot)
-        self.hover = Readout()
-        self.hover.setText("hover a point to read exact values")
-        self._hovers = [Log10Hover(self.plot.getPlotItem(), self.hover, "k", "μ"),
-                        CurveHover(self.plot_slope.getPlotItem(), self.hover, "k", "slope")]
-        splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        for plot, size in ((self.plot, SPECTRUM_PLOT_MIN), (self.plot_slope, SLOPE_PLOT_MIN)):
-            plot.setMinimumSize(*size)  # a smaller view would cut the figure
-            splitter.addWidget(plot)
-        splitter.setChildrenCollapsible(False)
-        splitter.setSizes([500, 360])  # the slope view keeps >= 3 labelled ticks
-        plots = QtWidgets.QWidget()
-        pl = QtWidgets.QVBoxLayout(plots)
-        pl.setContentsMargins(0, 0, 0, 0)
-        pl.addWidget(splitter, 1)
-        pl.addWidget(self.hover)
+        self.figure = SpectrumFigure()
+        self.plot, self.plot_slope = self.figure.plot, self.figure.plot_slope
 
         self.table_model = _TableModel(self)
         self.table = QtWidgets.QTableView()
@@ -273,7 +146,7 @@ class QtSpectrumPanel(KernelChoicePanel):
         self.table.horizontalHeader().setResizeContentsPrecision(200)
 
         self.right = QtWidgets.QTabWidget()
-        self.right.addTab(plots, "Plots")
+        self.right.addTab(self.figure, "Plots")
         self.right.addTab(self.table, "Values table")
         self.right.currentChanged.connect(self._on_tab)
 
@@ -298,126 +171,22 @@ class QtSpectrumPanel(KernelChoicePanel):
             set_checked(getattr(self, name), getattr(p, name))
 
     # --------------------------------------------------------------- drawing
-    def _item(self, plot, key: tuple, make, style=None, name: str | None = None,
-              bounds: bool = True):
-        """The plot item cached under ``key`` (a kind and a position, stable while a
-        slider moves): created by ``make()`` and added to ``plot`` on first use or when
-        its ``style`` changes, renamed in place (legend included) when only ``name``
-        changes; items not requested during an update are removed at its end.
-        ``bounds=False``: the item does not take part in the auto-range."""
-        entry = self._items.get(key)
-        if entry is None or entry[2] != style:
-            if entry is not None:
-                entry[0].removeItem(entry[1])
-            entry = self._items[key] = (plot, make(), style)
-            plot.addItem(entry[1], ignoreBounds=not bounds)
-        elif name is not None:
-            set_item_name(plot, entry[1], name)
-        self._used.add(key)
-        return entry[1]
-
-    def _curve(self, plot, key: tuple, x, y, style=None, bounds: bool = True,
-               cls=pg.PlotDataItem, **opts):
-        # dynamicRangeLimit=None: pyqtgraph would otherwise redo every item's display data
-        # (symbols included) whenever the y range changes, i.e. twice per update; it only
-        # clips points more than 10^6 view heights away, never the case with auto-range
-        item = self._item(plot, key, lambda: cls(dynamicRangeLimit=None, **opts), style,
-                          opts.get("name"), bounds)
-        item.setData(x, y)
-        return item
-
-    def _drop_unused(self) -> None:
-        for key in [k for k in self._items if k not in self._used]:
-            plot, item, _ = self._items.pop(key)
-            plot.removeItem(item)
-
     def apply_response(self, r) -> None:
-        req, params = r.request, self.model.params
-        weighted = params.weighted
-        pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
-        set_label(pi, "left", "N(p, k) μ<sub>k</sub>" if weighted else "μ<sub>k</sub>")
-        set_title(pi, f"Mercer eigenvalues on S<sup>{req.dim - 1}</sup>  (p = {req.dim})")
-        self._used = set()
-        logs = [s.log10_y(weighted) for s in r.series]
-        drawn = [ly[s.shown & (s.k >= 1) & np.isfinite(ly)] for s, ly in zip(r.series, logs)]
-        lowest = min((float(d.min()) for d in drawn if d.size), default=0.0)
-        highest = max((float(d.max()) for d in drawn if d.size), default=1.0)
-        # exact zeros and unplottable points sit below the data, one row per kernel
-        gap = max(0.04 * (highest - lowest), np.log10(3.0))
-        floor = lowest - gap
-        n_zero = n_bad = 0
-        for i, (s, ly) in enumerate(zip(r.series, logs)):
-            b = s.untrusted
-            # the line joins the values the computation vouches for only: untrusted ones
-            # are the red crosses (a line through them read as data, e.g. the rounding
-            # noise of the depth-50 NTK at p = 1000 drawn as a solid band)
-            m = s.shown & (s.k >= 1) & np.isfinite(ly) & ~b
-            self._curve(pi, ("mu", i), s.k[m], ly[m], name=s.label, cls=DottedCurve,
-                        **dotted_line(i))
-            z = s.zero & (s.k >= 1)
-            if z.any():
-                # one row of markers per kernel, stacked below the data
-                named = n_zero == 0  # one legend entry for every row of zeros
-                n_zero += int(z.sum())
-                self._curve(pi, ("zero", i), s.k[z], np.full(int(z.sum()), floor - i * gap),
-                            named, pen=None, symbol="t1", symbolSize=8, symbolPen=pen(i, 1),
-                            symbolBrush=pg.mkBrush(None),
-                            name=ZERO_ENTRY if named else None)
-            if b.any():
-                named = n_bad == 0
-                n_bad += int(b.sum())
-                self._curve(pi, ("bad", i), s.k[b], np.where(np.isfinite(ly[b]), ly[b], floor),
-                            named, pen=None, symbol="x", symbolSize=9,
-                            symbolPen=pen("#d00000", 1.5), symbolBrush=pg.mkBrush("#d00000"),
-                            name=BAD_ENTRY if named else None)
-            sk, slope = s.slopes(weighted)
-            if params.slope and len(slope):
-                self._curve(ps, ("slope", i), sk, slope, name=s.label, cls=DottedCurve,
-                            **dotted_line(i))
-        if params.guides:
-            self._draw_guides(r, weighted, params.slope, (floor - len(r.series) * gap, highest + gap))
-        self._drop_unused()
-        self.plot_slope.setVisible(params.slope)
-        settle(self.plot, self.plot_slope)
+        n_zero, n_bad = self.figure.draw(r, self.model.params)
         self.mu0.setValue("; ".join(f"{s.label}: {mu0_text(s)}" for s in r.series
                                     if s.k[0] == 0))
         self.counts.setValue(f"{n_zero} exact zeros (△ on the axis), {n_bad} not trustworthy (×)")
         self._table_stale = True
         if self.right.currentWidget() is self.table:
             self._fill_table()
+        req = r.request
         self.status.emit(f"{self.title}: p = {req.dim}, k ≤ {req.kmax}, {len(r.series)} kernel(s)"
                          f", {n_zero} exact zeros, {n_bad} not trustworthy")
 
-    def _draw_guides(self, r, weighted: bool, slope: bool, shown: tuple[float, float]) -> None:
-        """Guide lines C k^exponent (log10 drawn, only within ``shown``, the log10 range
-        of the data: a guide far above the data never squeezes it, nor leaves the
-        plot area in an SVG) and their exponents on the slope view."""
-        pi, ps = self.plot.getPlotItem(), self.plot_slope.getPlotItem()
-        levels: list[float] = []  # one labelled line per exponent on the slope view
-        for j, g in enumerate(r.guides):
-            first = j == 0 or r.guides[j - 1].kernel_index != g.kernel_index
-            gp = pen(g.kernel_index, 1.2, dash(0 if first else 1))
-            style = (g.kernel_index, first)
-            ly = g.log10_of(weighted)  # from the closed form: right below 10⁻³⁰⁸ too
-            ok = np.isfinite(ly) & (ly >= shown[0]) & (ly <= shown[1])
-            if ok.any():  # not when the constant is beyond float64 (p = 1000)
-                self._curve(pi, ("guide", j), g.k[ok], ly[ok], style, bounds=False, pen=gp,
-                            name=f"guide {superscript_powers(g.label)}")
-            if slope and g.exponent not in levels:
-                text = f"{g.exponent:g}"
-                line = self._item(ps, ("level", len(levels)), lambda: pg.InfiniteLine(
-                    angle=0, pen=gp, label=text, labelOpts={
-                        "position": 0.04 + 0.09 * (len(levels) % 8), "color": gp.color(),
-                        "fill": pg.mkBrush(255, 255, 255, 220), "anchors": [(0.5, 0.5)] * 2}),
-                    style)
-                if line.label.format != text:
-                    line.label.setFormat(text)
-                line.setValue(g.exponent)
-                levels.append(g.exponent)
-
     def _fill_table(self) -> None:
-        """Fill the values table (lazily: only when it is shown)."""
-        if self.response is not None and self._table_stale:
+        """Fill the values table (lazily: only when it is shown) with the model's table of
+        the response drawn (the values of the plotted quantity, μ_k or N(p, k) μ_k)."""
+        if self.is_current() and self._table_stale:
             self.table_model.set_table(*self.csv_table("spectrum"))
             self.table.resizeColumnsToContents()  # from the first rows (precision below)
             self._table_stale = False
@@ -428,24 +197,10 @@ class QtSpectrumPanel(KernelChoicePanel):
 
     # --------------------------------------------------------------- export
     def plot_items(self) -> dict:
-        return {"spectrum": self.plot.getPlotItem(), "slope": self.plot_slope.getPlotItem()}
+        return self.figure.plot_items()
 
-    @contextmanager
     def exporting(self, view: str, width: int | None = None, height: int | None = None):
-        """The slope plot alone: unlinked from the spectrum plot, with the spectrum plot's k
-        range. (pyqtgraph links two x axes through their pixel geometry: exported at
-        another width than the spectrum plot on screen, the slope plot showed k up to
-        ~1400 of 2000 at 640 px and up to 2e6 at 2400 px.)"""
-        if view != "slope":
-            yield
-            return
-        k_range = self.plot.getViewBox().viewRange()[0]
-        self.plot_slope.setXLink(None)
-        self.plot_slope.setXRange(*k_range, padding=0.0)
-        try:
-            yield
-        finally:
-            self.plot_slope.setXLink(self.plot)
+        return self.figure.exporting(view, width, height)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE, log_tick_strings, style_legend
+from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, empty_note, style_legend,
+                                   use_tick_style)
+from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
            "arrow_segments", "nice_ceil", "nice_floor"]
@@ -175,6 +177,7 @@ class ImageViews(QtWidgets.QWidget):
             plot.setContentsMargins(*_MARGINS)
             img = pg.ImageItem(axisOrder="row-major")
             plot.addItem(img)
+            empty_note(plot, "computing…")
             plot.setRange(xRange=(0, 28), yRange=(0, 28), padding=0)
             self.widgets[name], self.plots[name], self.images[name] = widget, plot, img
             row.addWidget(widget, 1)
@@ -189,7 +192,7 @@ class ImageViews(QtWidgets.QWidget):
                                   width=12, colorMapMenu=False)
             bar.setImageItem(self.images[name], insert_in=self.plots[name])
             axis = bar.getAxis("right")
-            axis.enableAutoSIPrefix(False)
+            use_tick_style(axis)
             axis.setStyle(autoExpandTextSpace=True)
             axis.setWidth(None)
             axis.setMinimumWidth(BAR_AXIS_WIDTH)
@@ -253,50 +256,97 @@ class ImageViews(QtWidgets.QWidget):
 
 class ContextPlot:
     """Bars: relative distance of the deformation and of other digits, per feature map;
-    the legend in its own row below the plot (it covers no bar)."""
+    the legend in its own row below the plot (it covers no bar).
+
+    A value that does not exist is not drawn (never a bar of height 0): a feature map
+    with no value at all (the NTK of exp layers) leaves its group out and the x axis
+    says why; a category with no value (same-label digits of an image of unknown class,
+    the context levels while they are computed) has no bar and no legend entry."""
+
+    TITLE = "Distance from x to L<sub>τ</sub>x and to other digits"
 
     def __init__(self, layout: pg.GraphicsLayout, categories):
         self.layout = layout
-        self.plot = plot = layout.addPlot(row=0, col=0)
-        plot.setTitle("Distance from x to L<sub>τ</sub>x and to other digits")
+        self.plot = plot = layout.addPlot(row=0, col=0,
+                                          axisItems={"left": DecadeLogAxis("left")})
+        plot.setTitle(self.TITLE)
         plot.setLabel("left", "relative distance")
         plot.getAxis("left").enableAutoSIPrefix(False)
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
-        plot.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(CONTEXT_MAPS)]])
         self.legend = style_legend(pg.LegendItem(labelTextSize="8pt", colCount=3))
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.bars: dict[str, pg.BarGraphItem] = {}
-        width = 0.8 / len(categories)
+        self._width = 0.8 / len(categories)
         for j, cat in enumerate(categories):
-            x = np.arange(len(CONTEXT_MAPS)) - 0.4 + (j + 0.5) * width
             color = PALETTE[j]
-            bar = pg.BarGraphItem(x=x, height=np.zeros(len(x)), width=width * 0.9,
+            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=self._width * 0.9,
                                   brush=pg.mkBrush(color), pen=pg.mkPen(color),
                                   name=CONTEXT_LABELS[cat])
             plot.addItem(bar)
-            self.legend.addItem(bar, CONTEXT_LABELS[cat])
             self.bars[cat] = bar
+        self._entries: tuple = ()
         layout.addItem(self.legend, row=1, col=0)
         self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
                                   QtWidgets.QSizePolicy.Policy.Maximum)
-        plot.setXRange(-0.5, len(CONTEXT_MAPS) - 0.5, padding=0.02)
-        self.note = pg.TextItem("", color="#444444", anchor=(0.5, 0.5))
-        plot.addItem(self.note)
-        self.note.setPos(1.0, 0.5)
+        self._maps: tuple = ()
+        self._set_maps(tuple(CONTEXT_MAPS))
+        self._note = ""
+        empty_note(plot, "computing…")
 
-    def draw(self, values: dict, state: str) -> None:
-        """``values``: ``{category: {map: value}}`` (NaN = not drawn; ``inf`` drawn to the
-        top of the axis and named in the note)."""
-        finite = [v for row in values.values() for v in row.values() if math.isfinite(v)]
+    def _set_maps(self, maps: tuple) -> None:
+        """The feature-map groups on the x axis (``(key, label)`` pairs)."""
+        if maps == self._maps:
+            return
+        self._maps = maps
+        self.plot.getAxis("bottom").setTicks([[(i, label) for i, (_, label) in enumerate(maps)]])
+        self.plot.setXRange(-0.5, max(len(maps), 1) - 0.5, padding=0.02)
+
+    def _set_legend(self, categories: tuple) -> None:
+        """Legend entries for ``categories`` (those with a bar), in the bars' order."""
+        if categories == self._entries:
+            return
+        self._entries = categories
+        self.legend.clear()
+        for cat in categories:
+            self.legend.addItem(self.bars[cat], CONTEXT_LABELS[cat])
+
+    def draw(self, values: dict, state: str, reasons: dict | None = None) -> None:
+        """``values``: ``{category: {map: value}}`` (NaN: the value does not exist or is
+        not known yet, nothing drawn; ``inf`` drawn to the top of the axis and named);
+        ``reasons``: ``{map: why it has no value}`` for the x-axis note of a map left
+        out."""
+        reasons = reasons or {}
+        maps = tuple((m, label) for m, label in CONTEXT_MAPS
+                     if any(not math.isnan(row[m]) for row in values.values()))
+        self._set_maps(maps)
+        finite = [row[m] for row in values.values() for m, _ in maps if math.isfinite(row[m])]
         top = max(finite) if finite else 1.0
         infinite = False
-        for cat, bar in self.bars.items():
-            heights = np.array([values[cat][m] for m, _ in CONTEXT_MAPS], dtype=float)
-            infinite |= bool(np.any(np.isinf(heights)))
-            heights = np.where(np.isinf(heights), 1.05 * top, heights)
-            bar.setOpts(height=np.nan_to_num(heights, nan=0.0))
-        self.note.setText("∞: distances from an all-zero digit" if infinite else "")
-        self.plot.setTitle(f"Distance from x to L<sub>τ</sub>x and to other digits ({state})")
+        drawn = []
+        for j, (cat, bar) in enumerate(self.bars.items()):
+            xs, heights = [], []
+            for i, (m, _) in enumerate(maps):
+                v = values[cat][m]
+                if math.isnan(v):
+                    continue
+                infinite |= math.isinf(v)
+                xs.append(i - 0.4 + (j + 0.5) * self._width)
+                heights.append(1.05 * top if math.isinf(v) else v)
+            bar.setOpts(x=np.array(xs, dtype=float), height=np.array(heights, dtype=float))
+            bar.setVisible(bool(xs))
+            if xs:
+                drawn.append(cat)
+        self._set_legend(tuple(drawn))
+        notes = [f"{label} not drawn: {reasons[m]}" for m, label in CONTEXT_MAPS
+                 if m in reasons and m not in dict(maps)]
+        if infinite:
+            notes.append("∞: distances from an all-zero digit")
+        note = "; ".join(notes)
+        if note != self._note:
+            self._note = note
+            self.plot.setLabel("bottom", note)
+            self.plot.getAxis("bottom").showLabel(bool(note))
+        self.plot.setTitle(f"{self.TITLE} ({state})")

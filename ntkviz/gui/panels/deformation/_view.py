@@ -1,68 +1,20 @@
 """The deformation editor's view: controls on the left, pictures and read-outs on the right."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal, Slot
 
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import scroll_column
 from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
-from ntkviz.gui.panels.deformation._images import ContextPlot, ImageViews, image_beside_bar
-from ntkviz.gui.widgets import Readout
+from ntkviz.gui.panels.deformation._images import image_beside_bar
+from ntkviz.gui.panels.deformation._pictures import DeformationPictures
 from ntkviz.gui.workers import JobSlot
-from ntkviz.limits import CKN_RESOLUTION, NTK_RESOLUTION
+from ntkviz.limits import NTK_RESOLUTION
 
 __all__ = ["QtDeformationPanel"]
-
-
-def _format_distance(value: float, below: bool, resolution: float, identical: bool) -> str:
-    if identical:
-        return "0 (identical images)"
-    if value is None or math.isnan(value):
-        return "n/a (CKN only: exp layers)"
-    if math.isinf(value):
-        return "∞ (the digit is all zero)"
-    if below:
-        return f"< {resolution:.0e} (below resolution)"
-    return f"{value:.4g}"
-
-
-def build_readouts(font: QtGui.QFont) -> tuple[QtWidgets.QGroupBox, dict[str, Readout]]:
-    """The read-outs' box and its :class:`Readout` labels by key (τ sizes, the CKN, NTK and
-    pixel distances, their ratio), ``font`` enlarged."""
-    box = QtWidgets.QGroupBox("Read-outs (relative to the undeformed digit x)")
-    g = QtWidgets.QGridLayout(box)
-    specs = (
-        ("tau_sup", "‖τ‖∞", " px", "Largest displacement, in pixels."),
-        ("jacobian_sup", "‖∇τ‖∞", "", "Largest operator norm of the Jacobian of τ "
-         "(central finite differences): how much the deformation stretches."),
-        ("pixel", "pixels ‖L<sub>τ</sub>x − x‖/‖x‖", "", "Plain pixel distance: NOT stable to small "
-         "translations; the baseline the kernels improve on."),
-        ("ckn", "CKN ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the CKN feature "
-         "space (last layer trained only): Lipschitz in ‖∇τ‖∞."),
-        ("ntk", "NTK ‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖", "", "Relative distance in the convolutional NTK "
-         "feature space: Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
-         f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
-        ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
-    )
-    readouts: dict[str, Readout] = {}
-    font = QtGui.QFont(font)
-    font.setPointSizeF(font.pointSizeF() * 1.15)
-    for i, (key, name, units, tip) in enumerate(specs):
-        r = Readout(name, fmt="{:.4g}", units=units, tooltip=tip)
-        r.setFont(font)
-        plain = name.replace("<sub>", "").replace("</sub>", "")
-        # as wide as its longest value, so the read-outs never jump while τ is dragged
-        longest = "< 1e-04 (below resolution)" if key in ("ckn", "ntk") else f"-1.234e-05{units}"
-        r.setMinimumWidth(r.fontMetrics().horizontalAdvance(f"{plain} = {longest}"))
-        readouts[key] = r
-        g.addWidget(r, i % 3, i // 3)
-    return box, readouts
 
 
 class QtDeformationPanel(QtPanel):
@@ -70,10 +22,15 @@ class QtDeformationPanel(QtPanel):
 
     The view observes a :class:`~ntkviz.models.deformation.DeformationModel`: each
     change submits its :class:`ntkviz.jobs.DeformRequest` (throttled by the
-    dispatcher). The context distances (nearest / mean same-label and other-label
-    digits) are the model's :class:`ntkviz.jobs.ContextRequest` (a new one only when the
-    digit or the architecture changes), run in the background on its own job slot with a
-    progress bar; the result is cached, in memory and on disk.
+    dispatcher), and beside it, on a job slot of its own (key ``<key>.images``), the
+    request's ``images``: the pictures and pixel read-outs, which need no kernel, are
+    drawn at once while the kernel distances are computed (the first one loads the
+    compiled kernels: seconds under load). Pictures are drawn only for the current
+    parameters, so a late result never replaces newer ones. The context distances
+    (nearest / mean same-label and other-label digits) are the model's
+    :class:`ntkviz.jobs.ContextRequest` (a new one only when the digit or the
+    architecture changes), run in the background on its own job slot with a progress
+    bar; the result is cached, in memory and on disk.
     """
 
     #: emitted after a context result was drawn
@@ -84,6 +41,11 @@ class QtDeformationPanel(QtPanel):
         self.context_slot = JobSlot(dispatcher, f"{self.key}.context",
                                     f"{self.title}: context distances", self)
         self.context_key = self.context_slot.key
+        #: the pictures and pixel read-outs (no kernel) of each request, drawn at once
+        self.images_slot = JobSlot(dispatcher, f"{self.key}.images", f"{self.title}: pictures",
+                                   self)
+        self.images_key = self.images_slot.key
+        self._request = None  # the last request built (its images job goes beside it)
         self._context = None
         self._context_for = None  # the context request shown (or being computed)
         self._context_stopped = False  # the context job was cancelled or failed
@@ -98,6 +60,7 @@ class QtDeformationPanel(QtPanel):
         self.context_slot.yielded.connect(self._on_context_yielded)
         self.context_slot.errored.connect(self._on_context_errored)
         self.context_slot.busy.connect(self._on_context_busy)
+        self.images_slot.returned.connect(self._on_images_returned)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -107,25 +70,12 @@ class QtDeformationPanel(QtPanel):
         scroll = scroll_column(self.digit_picker, self.deformation_controls,
                                self.architecture_editor)
 
-        right = QtWidgets.QWidget()
-        rl = QtWidgets.QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        self.views = ImageViews()
-        rl.addWidget(self.views)
-        readouts_box, self.readouts = build_readouts(self.font())
-        rl.addWidget(readouts_box)
-        self.context_widget = pg.GraphicsLayoutWidget()
-        self.context_widget.setMinimumHeight(240)
         from ntkviz.jobs import CONTEXT_CATEGORIES
 
-        self.context = ContextPlot(self.context_widget.ci, CONTEXT_CATEGORIES)
-        self.context_progress = QtWidgets.QProgressBar()
-        self.context_progress.setRange(0, 1000)
-        self.context_progress.setFormat("context distances: %p%")
-        self.context_progress.setVisible(False)
-        rl.addWidget(self.context_widget, 1)
-        rl.addWidget(self.context_progress)
-
+        right = self.pictures = DeformationPictures(CONTEXT_CATEGORIES)
+        self.views, self.readout_box, self.context = right.views, right.readout_box, right.context
+        self.readouts, self.context_progress = self.readout_box.readouts, right.context_progress
+        self.context_widget = right.context_widget
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(right)
@@ -159,9 +109,7 @@ class QtDeformationPanel(QtPanel):
 
     def deformation(self):
         """The model's deformation (:class:`ntkviz.core.deformations.deform.Deformation`)."""
-        from ntkviz.core.deformations.deform import Deformation
-
-        return Deformation(**self.model.params.deformation_values())
+        return self.model.params.deformation()
 
     def load_user_image(self, path) -> bool:
         """Load the user's image (see :meth:`DigitPicker.load`)."""
@@ -186,7 +134,7 @@ class QtDeformationPanel(QtPanel):
             self._with_context = False
 
     def build_request(self):
-        job = self.model.request()
+        job = self._request = self.model.request()
         if not self._with_context:
             return job
         context = self.model.context_request()
@@ -198,10 +146,12 @@ class QtDeformationPanel(QtPanel):
         return with_context
 
     def refresh(self, *, immediate: bool = False) -> int:
-        """Recompute the deformation; start the context job the first time a (digit,
-        architecture) is shown."""
+        """Recompute the deformation and, beside it, its pictures; start the context job
+        the first time a (digit, architecture) is shown."""
         rid = super().refresh(immediate=immediate)
         if rid and not self._refresh_suspended:
+            self.images_slot.submit(self._request.images, immediate=immediate,
+                                    tag=self.model.params)
             self._update_context()
         return rid
 
@@ -216,17 +166,16 @@ class QtDeformationPanel(QtPanel):
                 self.context_slot.cancel()
                 self.context_progress.setVisible(False)
                 self.context_computed.emit()
-        self.views.draw(resp)
-        r = self.readouts
-        r["tau_sup"].setValue(resp.tau_sup)
-        r["jacobian_sup"].setValue(resp.jacobian_sup)
-        r["pixel"].setValue(resp.pixel_distance if math.isfinite(resp.pixel_distance) else "∞")
-        r["ckn"].setValue(_format_distance(resp.ckn_distance, resp.ckn_below_resolution,
-                                           CKN_RESOLUTION, resp.identical))
-        r["ntk"].setValue(_format_distance(resp.ntk_distance, resp.ntk_below_resolution,
-                                           NTK_RESOLUTION, resp.identical))
-        r["ratio"].setValue(resp.ratio if math.isfinite(resp.ratio) else "–")
+        if self.is_current():  # else newer pictures are drawn, or on their way
+            self.pictures.show_pictures(resp)
+        self.readout_box.show_distances(resp)
         self._draw_context()
+
+    @Slot(int, object, object)
+    def _on_images_returned(self, rid: int, pictures, params) -> None:
+        """The pictures of ``params``: drawn while they are the model's parameters."""
+        if self.model.same_computation(params, self.model.params):
+            self.pictures.show_pictures(pictures)
 
     # context
     def _update_context(self) -> None:
@@ -294,7 +243,9 @@ class QtDeformationPanel(QtPanel):
             else f"{self.model.context_per_class} per class"
         state = label if self._context is not None else \
             "stopped: redone at the next change" if self._context_stopped else "computing…"
-        self.context.draw(self.context_values(), state)
+        reasons = {} if self.model.params.architecture().supports_ntk else \
+            {"ntk": "exp layers have no NTK"}
+        self.context.draw(self.context_values(), state, reasons)
 
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
@@ -340,7 +291,8 @@ def help_html(per_class: int) -> str:
         "not stable to translations. From an all-zero digit every distance is ∞.</p>"
         "<p>The context bars compare with the distance from x to the nearest and to the mean "
         f"of {per_class} bundled digits per class, same label and other "
-        "labels.</p>"
+        "labels. A feature map with no value (the NTK of exp layers) has no bars: the chart "
+        "says why under its axis.</p>"
         "<p>Even patch sizes: the architecture editor's 'even s' chooses which offsets a "
         "2×2 (or 4×4 …) patch sums: {−1, 0} ('reference', the CKN reference code) or "
         "{0, 1} ('same', neural-tangents' 'SAME' padding).</p>"

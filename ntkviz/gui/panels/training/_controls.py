@@ -14,7 +14,7 @@ from PySide6.QtCore import Signal
 
 from ntkviz import limits
 from ntkviz.gui.panels.training._plots import METRIC_LABELS
-from ntkviz.gui.widgets import LabeledSlider, Readout
+from ntkviz.gui.controls import LabeledSlider, Readout
 from ntkviz.limits import LR_RANGE
 
 __all__ = ["TrainingControls"]

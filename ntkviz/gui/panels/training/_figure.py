@@ -67,11 +67,15 @@ class TrainingFigure:
 
     def legend_fits_below(self) -> bool:
         """Narrow figure, and room under the plots for the legend in three columns (its
-        height estimated: about 21 px per row) leaving 200 px per row of plots."""
+        height estimated: about 21 px per row) leaving 200 px per row of plots and at least
+        twice the legend's height to the plots (else the legend squeezes them: beside
+        them it takes less of the figure)."""
         size = self.layout_item.geometry().size()
         legend_rows = 1 + max(4, 6, len(self.metrics()))
-        plots_height = size.height() - (21 * legend_rows + 20)
-        return size.width() < NARROW_PX and plots_height / max(self.rows_shown, 1) >= 200
+        legend_height = 21 * legend_rows + 20
+        plots_height = size.height() - legend_height
+        return (size.width() < NARROW_PX and plots_height / max(self.rows_shown, 1) >= 200
+                and plots_height >= 2 * legend_height)
 
     def fill_legend(self) -> None:
         # beside the plots of a narrow figure: smaller text leaves the metric plot the
@@ -79,7 +83,7 @@ class TrainingFigure:
         narrow = self.layout_item.geometry().width() < NARROW_PX and not self.legend_below
         self.legend.opts["labelTextSize"] = "7pt" if narrow else "8pt"
         fill_legend(self.legend, self.views[0], self.metrics(),
-                    columns=3 if self.legend_below else 1)
+                    columns=3 if self.legend_below else 1, compact=narrow)
 
     def on_resized(self) -> None:
         narrow = self.layout_item.geometry().width() < NARROW_PX
@@ -92,8 +96,8 @@ class TrainingFigure:
         """A plot exported alone (``neurons``, ``predictor``, ``metrics``, ``…_2``) gets
         its group of the figure's legend, off the data: in a column right of its plot
         area, or under it when the export is narrow (< 480 logical px) and tall enough
-        (≥ 360); a thumbnail (narrow and short, e.g. a plot's on-screen cell) has no room
-        for one. The figure keeps its one shared legend."""
+        (≥ 360, and four times the legend's height); a thumbnail (narrow and short, e.g. a
+        plot's on-screen cell) has no room for one. The figure keeps its one shared legend."""
         from ntkviz.gui.export import export_geometry
 
         name, _, second = view.partition("_")
@@ -103,12 +107,15 @@ class TrainingFigure:
         run = self.views[1 if second else 0]
         item = getattr(run, name)
         w, h, scale = export_geometry(item, width, height)
-        beside, below = w / scale >= 480, h / scale >= 360
-        if not (beside or below):
-            yield
-            return
         legend = make_legend()
         fill_legend(legend, run, self.metrics(), groups=(name,))
+        need = legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize)
+        # under the plot only when it leaves the plot twice the legend's height
+        beside, below = w / scale >= 480, h / scale >= max(360, 4 * need.height())
+        if not (beside or below):
+            legend.clear()
+            yield
+            return
         if beside:
             item.layout.addItem(legend, 2, 3)  # right of the view box (PlotItem grid: axes 0–2)
             item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)

@@ -6,13 +6,13 @@ costs more); :func:`fill_legend` writes the one legend shared by every run.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ntkviz.gui.widgets import PALETTE, DecadeLogAxis, pen, power_of_ten
+from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, LegendSample, SmallLegendSample,
+                                   empty_note, pen, use_angle_axis)
+from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["RunView", "fill_legend", "make_legend", "METRIC_LABELS", "METRIC_COLOURS"]
 
@@ -33,18 +33,9 @@ METRIC_COLOURS = dict(zip(METRIC_LABELS, (
     "#a0522d", "#D55E00", "#f08a4b", "#000000", "#E69F00")))
 
 
-def power_of_ten_label(log_value: float) -> str:
-    """The tick label of ``10**log_value`` in one style: ``10ⁿ``, or ``m·10ⁿ`` between
-    decades (``"10⁻⁴"``, ``"10⁰"``, ``"2·10⁻³"``; never ``"0.0001"`` beside ``"10⁻⁵"``)."""
-    exponent = math.floor(log_value + 1e-9)
-    mantissa = round(10.0 ** (log_value - exponent), 6)
-    power = power_of_ten(exponent)
-    return power if abs(mantissa - 1.0) < 1e-6 else f"{mantissa:g}·{power}"
-
-
 class _LogAxis(DecadeLogAxis):
-    """A log axis labelled in powers of ten (:func:`power_of_ten_label`: one style, short
-    labels), a label every 1, 2, 3, 5, 10 … decades: the densest step that leaves
+    """A log axis labelled in powers of ten (:func:`ntkviz.gui.ticks.log_tick_strings`: one
+    style, short labels), a label every 1, 2, 3, 5, 10 … decades: the densest step that leaves
     :attr:`label_px` pixels per label (pyqtgraph's own choice left two labels on the
     15 decades of a metric plot)."""
 
@@ -63,12 +54,14 @@ class _LogAxis(DecadeLogAxis):
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
         strings = super().logTickStrings(values, scale, spacing)  # which ticks are labelled
-        return [power_of_ten_label(float(v)) if text else "" for v, text in zip(values, strings)]
+        labels = log_tick_strings(values)
+        return [label if text else "" for label, text in zip(labels, strings)]
 
 
 def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.PlotItem:
-    axes = {"bottom": _LogAxis("bottom"), "left": _LogAxis("left")} if log else {}
-    item = pg.PlotItem(axisItems=axes)
+    """A plot of a run: ntkviz's axes (one tick style; no ticks while the plot is empty,
+    which then says ``computing…``), log–log when ``log``."""
+    item = pg.PlotItem(axisItems={"bottom": _LogAxis("bottom"), "left": _LogAxis("left")})
     item.setTitle(title, size="10pt")
     item.setLabel("bottom", xlabel)
     item.setLabel("left", ylabel)
@@ -83,6 +76,7 @@ def _log_plot(title: str, xlabel: str, ylabel: str, log: bool = False) -> pg.Plo
         axis.setZValue(item.getViewBox().zValue() - 1)
     # axes, labels and title are static while a run plays: paint them from a cache
     _static(item.titleLabel, item.getAxis("bottom"), item.getAxis("left"))
+    empty_note(item, "computing…")
     return item
 
 
@@ -181,11 +175,10 @@ class RunView:
         # room for a label per decade of time (3–6 decades) beside the neurons and predictors
         self.metrics.setMinimumWidth(140)
         # 0, π, 2π always (at the ends of the axis: let their text reach past it by a few
-        # pixels), π/2 and 3π/2 where they fit (a second tick level)
-        angle_axis = self.predictor.getAxis("bottom")
-        angle_axis.setTicks([[(0.0, "0"), (np.pi, "π"), (2 * np.pi, "2π")],
-                             [(np.pi / 2, "π/2"), (3 * np.pi / 2, "3π/2")]])
-        angle_axis.setStyle(hideOverlappingLabels=False)
+        # pixels), π/2 and 3π/2 where they fit (a second tick level): the angle style of
+        # every view
+        use_angle_axis(self.predictor, 0.0, 2 * np.pi)
+        self.predictor.getAxis("bottom").setStyle(hideOverlappingLabels=False)
         self.predictor.showGrid(x=False, y=True, alpha=0.15)  # (an axis with a grid clips them)
         circle = np.linspace(0, 2 * np.pi, 200)
         unit = pg.PlotDataItem(np.cos(circle), np.sin(circle),
@@ -368,7 +361,7 @@ def make_legend() -> pg.LegendItem:
     """The figure's one legend, in its own column beside the plots (it covers no data),
     on a white background with a frame, at its natural height."""
     legend = pg.LegendItem(labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 235),
-                           pen=pg.mkPen("#bbbbbb"))
+                           pen=pg.mkPen("#bbbbbb"), sampleType=LegendSample)
     # a cell of the figure's layout, not an overlay: it scales with the rest in an export
     # (pyqtgraph's legends ignore the painter's scale, so a 2400-px PNG had 8-px legend text)
     legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
@@ -383,23 +376,26 @@ LEGEND_GROUPS = ("neurons", "predictor", "metrics")
 
 
 def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: int = 1,
-                groups=LEGEND_GROUPS) -> None:
+                groups=LEGEND_GROUPS, compact: bool = False) -> None:
     """One legend for every run: neurons, predictors, then the metrics shown; in one
     column, or (``columns=3``, a legend under a narrow figure) one column per group.
-    ``groups``: the groups listed (a plot exported alone lists its own)."""
+    ``groups``: the groups listed (a plot exported alone lists its own). ``compact`` (a
+    small figure): no group titles (the plots' titles name the groups) and small samples,
+    so that the legend leaves the plots at least twice its area."""
     blank = pg.PlotDataItem(pen=None)
+    titles = ("<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>", "<b>predictor</b>",
+              "<b>metrics</b>")
+    heads = [[] if compact else [(blank, title)] for title in titles]
     every_group = [
-        [(blank, "<b>neurons p<sub>j</sub> = s|a<sub>j</sub>|b<sub>j</sub></b>")]
-        + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
-        [(blank, "<b>predictor</b>")]
-        + [(item, item.name()) for item in (*view.curves.values(), view.train_points)
-           if item is not view.train_points or view.shows_training_points()],
-        [(blank, "<b>metrics</b>")]
-        + [(view.metric_curves.get(key)
-            or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)), METRIC_LABELS[key])
-           for key in shown_metrics],
+        heads[0] + [(item, item.name()) for item in (*view.dots.values(), *view.teacher.values())],
+        heads[1] + [(item, item.name()) for item in (*view.curves.values(), view.train_points)
+                    if item is not view.train_points or view.shows_training_points()],
+        heads[2] + [(view.metric_curves.get(key)
+                     or pg.PlotDataItem(pen=pg.mkPen(METRIC_COLOURS[key], width=1.8)),
+                     METRIC_LABELS[key]) for key in shown_metrics],
     ]
     groups = [entries for name, entries in zip(LEGEND_GROUPS, every_group) if name in groups]
+    legend.sampleType = SmallLegendSample if compact else LegendSample
     legend.clear()
     legend.setColumnCount(1 if columns == 1 else len(groups))
     if columns == 1:
@@ -410,6 +406,10 @@ def fill_legend(legend: pg.LegendItem, view: RunView, shown_metrics, columns: in
                    for r in range(depth) for g in groups]
     for item, text in entries:
         legend.addItem(item if item is not blank else pg.PlotDataItem(pen=None), text)
+    if compact:  # tight rows: the text's own height, not the default 4-px margins around it
+        for _, label in legend.items:
+            label.item.document().setDocumentMargin(1)
+            label.setText(label.text)
     # exactly as wide as its rows: a narrower cell would let it spill over the metric plot
     # on screen and past the figure's edge in an export
     width = legend.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width()
