@@ -47,19 +47,15 @@ def register(sub) -> None:
 
 
 def _sizes(text: str) -> tuple[int, ...]:
-    from ntkviz._text import number_list
+    from ntkviz._text import parse_list
 
     try:
-        sizes = number_list("--n", text, int)
+        sizes = parse_list("--n", text, int, allow_blank=False)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if not sizes:
-        raise CliError("--n needs at least one training size, e.g. 50,100,200")
     for n in sizes:
         if n < 1:
             raise CliError(f"--n must be integers in [1, N - 1], got {n}")
-    if len(set(sizes)) != len(sizes):
-        raise CliError(f"--n lists a size twice ({text!r}); give each once")
     return sizes
 
 

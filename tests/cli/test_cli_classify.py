@@ -43,7 +43,7 @@ def test_classify_writes_csv_and_reuses_cache(data, tmp_path, capsys):
 
 @pytest.mark.parametrize("extra,match", [
     (["--train-sizes", "1000"], r"--train-sizes must be in \[2, 40\]"),
-    (["--kernels", "ckn,foo"], "--kernels must be among ckn, ntk, pixels, got .foo."),
+    (["--kernels", "ckn,foo"], "--kernels must be among ckn, ntk, pixels, scattering, got .foo."),
     (["--ridge", "-1"], "--ridge must be in"),
     (["--deform", "spin:1"], "FAMILY one of"),
 ])

@@ -96,7 +96,7 @@ def test_data_theory_csv(store, capsys):
 
 @pytest.mark.parametrize("extra, match", [
     (["--n", "12"], "--n must be in [1, 11] (below the pool size N = 12), got 12"),
-    (["--n", "5,5"], "--n lists a size twice"),
+    (["--n", "5,5"], "--n must not repeat a value, got 5 twice"),
     (["--n", "5,x"], "--n must be integers separated by commas"),
     (["--n", "0"], "--n must be integers in [1, N - 1], got 0"),
     (["--n", "5", "--draws", "0"], "argument --draws: must be in [1, 1000], got 0"),

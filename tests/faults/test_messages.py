@@ -223,5 +223,5 @@ def test_readme_says_how_to_read_the_multiplicities():
     import re
 
     readme = re.sub(r"\s+", "", (Path(__file__).resolve().parents[2] / "README.md").read_text())
-    assert "log10_mu,trustworthy,log10_multiplicity" in readme  # the spectrum CSV's columns
+    assert "log10_mu,trustworthy,log10_trustworthy,log10_multiplicity" in readme  # the spectrum CSV's columns
     assert "dtype={\"multiplicity\":str}" in readme  # and how to read the exact integers

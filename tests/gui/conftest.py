@@ -14,16 +14,24 @@ def _pyqtgraph_look(qapp):
 @pytest.fixture(autouse=True)
 def _gc_on_the_gui_thread(request, qapp):
     """As in the app, whose dispatcher holds the collector from start to quit, every GUI test
-    runs with garbage collected on this thread only: threads other tests left running
-    (Dask's, zarr's I/O loop) never collect a Qt object. Tests of the collector itself
+    runs with garbage collected on this thread only, and its garbage is collected here when it
+    ends: threads other tests left running (Dask's, zarr's I/O loop) never collect a Qt
+    object. Tests of the collector itself
     opt out (``@pytest.mark.own_gc``)."""
+    import gc
+
     if request.node.get_closest_marker("own_gc"):
         yield
+        gc.collect()
         return
     from ntkviz.gui.collector import GUI_THREAD_GC
 
     GUI_THREAD_GC.hold()
     yield
+    # the test's garbage (Qt and pyqtgraph items in cycles) is freed here, on the GUI thread,
+    # before automatic collection comes back and a later test's thread could free it; the heap
+    # that existed at hold is frozen, so this collection only traverses the test's objects
+    gc.collect()
     GUI_THREAD_GC.release()
 
 
