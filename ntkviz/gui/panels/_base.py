@@ -302,6 +302,8 @@ class QtPanel(QtWidgets.QWidget):
 
     @Slot(int, object, object)
     def _on_returned(self, request_id: int, response, params) -> None:
+        if not self.model.same_computation(params, self.model.params):
+            return  # of parameters the model no longer has: the job for its own follows
         try:
             self._draw(response, params)
         except _NotDrawn:
