@@ -221,8 +221,7 @@ def sphere_reference(spec, dim: int, count: int, trace: float = 1.0) -> SphereRe
     from ntkviz.core.spectra.mercer import decay_guides, mercer_spectrum
 
     if not isinstance(spec, KernelSpec):
-        raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")
-    spec = spec.validated()
+        raise ValueError(f"spec must be a KernelSpec, got {type(spec).__name__}")  # valid by construction
     dim = check_int("dim", dim, limits.DIM_RANGE)
     count = check_int("count", count, (1, MAX_GRAM_SIZE))
     kmax, total = 0, 1.0
