@@ -235,7 +235,9 @@ class GramSpectrumRequest:
         if owned:
             matrix.setflags(write=True)  # ours: LAPACK may write over it
         spectrum = gram_spectrum(matrix, labels, overwrite=owned)
+        yield Progress(0.9, "sphere reference")
         reference = _reference(meta, spectrum.size, spectrum.trace / spectrum.size)
+        yield Progress(1.0, "done")
         return GramSpectrumResponse(self.name, source, spectrum, reference, meta)
 
     def __call__(self) -> GramSpectrumResponse:

@@ -10,8 +10,8 @@ and ``ntkviz data-theory``): four plots of the theory of kernel regression on a 
   labels solid, randomly permuted labels dashed;
 * ``learning_curve`` — the held-out test MSE against n: the eigenlearning prediction from the
   pool's spectrum (lines) and kernel ridge regression on random subsets (points, mean ± s.e.);
-* ``certificate`` — the certificate ``√(2 YᵀH⁻¹Y / n)`` of Arora et al. (2019) against n, true
-  against random labels, mean ± s.e. over the subsets; the note gives ``λ_min(H)``, the ridge,
+* ``certificate`` — the certificate ``√(2 YᵀH⁻¹Y / n)`` of Arora et al. (2019) against n (log–log),
+  true against random labels, mean ± s.e. over the subsets; the note gives ``λ_min(H)``, the ridge,
   how often the pseudo-inverse was needed, and whether the certificate ranks the kernels as
   their accuracy does.
 
@@ -155,7 +155,7 @@ class TheoryPlots:
         for widget in self.widgets.values():
             widget.setMinimumSize(*PLOT_MIN)
         for view, (x, y) in {"spectrum": (True, True), "alignment": (True, False),
-                             "learning_curve": (True, True), "certificate": (True, False)}.items():
+                             "learning_curve": (True, True), "certificate": (True, True)}.items():
             _decade_axes(self.plots[view], x, y)
         align = self.plots["alignment"]
         align.getAxis("left").setTicks([[(v / 10, f"{v / 10:g}") for v in range(0, 11, 2)]])
@@ -356,7 +356,7 @@ class TheoryPlots:
             x = np.log10(np.asarray(th.n_values, dtype=float))
             for kind in th.kinds:
                 mean, sem = _mean_sem(th.certificate[kind])
-                line = pg.PlotDataItem(x, mean, pen=pen(colour, 1.8, KIND_STYLE[kind][0]))
+                line = pg.PlotDataItem(x, _log10(mean), pen=pen(colour, 1.8, KIND_STYLE[kind][0]))
                 plot.addItem(line)
                 if kind == "true":
                     self._kernel_entry(plot, name, line)
@@ -376,7 +376,7 @@ class TheoryPlots:
                 _, symbol, filled = KIND_STYLE[kind]
                 self._legend_style(plot, KIND_NAMES[kind], KIND_STYLE[kind][0], symbol, filled)
         _span(plot, xs, "x")
-        _span(plot, ys, decades=False)
+        _span(plot, ys)
         first = next(iter(theories.values()))
         ridge = "δ = 0" if first.ridge == 0 else f"δ = {first.ridge:g}"
         text = (f"Mean ± s.e. over {first.draws} subsets. H = (K̃<sub>SS</sub> + δI)/2, {ridge}: "

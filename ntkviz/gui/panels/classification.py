@@ -539,11 +539,16 @@ class QtClassificationPanel(OnDemandPanel):
         return items if self._scope is None else {v: items[v] for v in self._scope}
 
     def check_current(self) -> None:
-        """``ValueError`` unless the page shown draws a result of the current parameters."""
-        if self.model.params.page == "theory":
-            self._check_theory()
-        else:
-            super().check_current()
+        """``ValueError`` (the note of the page shown) unless one of the two jobs drew a result
+        of the current parameters. An export asks this before it knows its view; the view's own
+        job is then checked by :meth:`exporting` and :meth:`csv_table`, so the accuracy can be
+        exported from the spectrum & theory page and the reverse."""
+        theory_page = self.model.params.page == "theory"
+        try:
+            self._check_theory() if theory_page else super().check_current()
+        except ValueError:
+            if not (self.is_current() if theory_page else self.theory_current() is not None):
+                raise
 
     def _check_theory(self) -> None:
         if self.theory_current() is None:
