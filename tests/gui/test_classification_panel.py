@@ -47,7 +47,7 @@ def test_start_draws_the_requests_rows(panel, qtbot, tmp_path):
     from ntkviz.gui.export import export_view
 
     for suffix in (".png", ".svg", ".csv"):
-        for view in ("train_size", "deformation", "confusion"):  # the classification's views
+        for view in panel.plot_items():  # the accuracy page's
             export_view(panel, view, tmp_path / f"{view}{suffix}")
             assert (tmp_path / f"{view}{suffix}").stat().st_size > 0
 
@@ -202,4 +202,7 @@ def test_theory_page_runs_on_its_own_slot(panel, qtbot, tmp_path):
     assert panel.curves[("train_size", "pixels")].isVisible()
     with pytest.raises(ValueError, match="nothing to export"):
         export_view(panel, "certificate", tmp_path / "stale.png")
+    assert list(panel.plot_items()) == ["spectrum", "alignment", "learning_curve", "certificate"]
+    panel.pages.setCurrentIndex(0)
+    assert list(panel.plot_items()) == ["train_size", "deformation"]
     export_view(panel, "train_size", tmp_path / "accuracy.png")

@@ -26,6 +26,8 @@ __all__ = ["STYLE", "AccuracyPlots", "ConfusionPlot", "FigureNote", "note_below"
 STYLE = {"ckn": ("CKN", 0), "ntk": ("NTK", 1), "pixels": ("pixels", 2), "scattering": ("scattering", 3)}
 #: the accuracy axis: 0 … 1 with a little room for the top error bars
 ACCURACY_RANGE = (0.0, 1.02)
+#: image pixels per cell of the confusion matrix (its exported image stays sharp when scaled)
+CELL_PIXELS = 24
 #: smallest size of each plot (px): its title, axes, legend and note uncut
 PLOT_MIN = (320, 240)
 
@@ -229,7 +231,8 @@ class ConfusionPlot:
         c = len(classes)
         totals = matrix.sum(axis=1, keepdims=True)
         share = np.where(totals > 0, matrix / np.maximum(totals, 1), 0.0)
-        self.image.setImage(share, levels=(0.0, 1.0))
+        # each cell a block of pixels: an SVG viewer that smooths images blurs only the cell edges
+        self.image.setImage(np.kron(share, np.ones((CELL_PIXELS, CELL_PIXELS))), levels=(0.0, 1.0))
         self.image.setRect(QtCore.QRectF(-0.5, -0.5, c, c))
         for i in range(c):
             for j in range(c):

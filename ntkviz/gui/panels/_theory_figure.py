@@ -116,6 +116,11 @@ def ordering_text(ordering) -> str:
     return text
 
 
+def _subsets(draws: int) -> str:
+    """``"10 random subsets"``, or ``"one random subset (no s.e.)"``."""
+    return f"{draws} random subsets" if draws > 1 else "one random subset (no s.e.)"
+
+
 def _reset(plot) -> None:
     plot.clear()
     if plot.legend is not None:
@@ -341,7 +346,7 @@ class TheoryPlots:
         first = next(iter(theories.values()))
         ridge = "δ = 0" if first.ridge == 0 else f"δ = {first.ridge:g}"
         text = (f"Lines: eigenlearning prediction from the pool's spectrum; points: KRR ({ridge}) on "
-                f"{first.draws} random subsets per n, tested on the other N − n digits.")
+                f"{_subsets(first.draws)} per n, tested on the other N − n digits.")
         if ratios:
             text += (f" Predicted / measured at n = {first.n_values[-1]}: "
                      + ", ".join(f"{kernel_label(k)} {r:.2f}" for k, r in ratios) + ".")
@@ -379,7 +384,9 @@ class TheoryPlots:
         _span(plot, ys)
         first = next(iter(theories.values()))
         ridge = "δ = 0" if first.ridge == 0 else f"δ = {first.ridge:g}"
-        text = (f"Mean ± s.e. over {first.draws} subsets. H = (K̃<sub>SS</sub> + δI)/2, {ridge}: "
+        subsets = _subsets(first.draws)
+        text = ((f"Mean ± s.e. over {subsets}" if first.draws > 1 else subsets.capitalize())
+                + f". H = (K̃<sub>SS</sub> + δI)/2, {ridge}: "
                 + (f"pseudo-inverse (H numerically singular) in {singular} of {fits} fits" if singular
                    else f"solved in all {fits} fits")
                 + f"; λ<sub>min</sub>(H) at n = {first.n_values[-1]}: " + ", ".join(lam_parts) + ".")

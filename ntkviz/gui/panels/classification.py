@@ -535,8 +535,10 @@ class QtClassificationPanel(OnDemandPanel):
 
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
+        """The plots of the page shown (the model's views available for its ``page``)."""
         items = {**self.plots, "confusion": self.confusion.plot, **self.theory.plots}
-        return items if self._scope is None else {v: items[v] for v in self._scope}
+        views = self.model.view_names(self.model.params) if self._scope is None else self._scope
+        return {v: items[v] for v in views}
 
     def check_current(self) -> None:
         """``ValueError`` (the note of the page shown) unless one of the two jobs drew a result
