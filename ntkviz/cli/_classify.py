@@ -11,7 +11,7 @@ number of test images and the 95 % Wilson interval of the accuracy). ``--splits 
 the classification on K splits — split 0 is the files' own, splits 1..K−1 divide the union of
 both files at random into sets of the same sizes — and adds the columns ``split,accuracy_sem``
 and, per kernel, size and amplitude, a row ``split = mean`` (mean, standard error and
-Student-t 95 % interval over the splits).
+Student-t 95 % interval over the splits, clipped to [0, 1]).
 Method: :mod:`ntkviz.dataset.classify` (one-vs-rest kernel ridge regression).
 """
 from __future__ import annotations

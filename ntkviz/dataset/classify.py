@@ -209,7 +209,7 @@ class AccuracyRow(NamedTuple):
     """One accuracy: the columns of :data:`CSV_HEADER` plus ``split`` (the split number, or
     ``"mean"`` for the mean over splits) and ``accuracy_sem`` (its standard error over splits,
     None on a row of one split). ``train_classes`` and ``unseen_test_labels`` are None on a
-    mean row; its interval is the Student-t 95 % interval of the mean."""
+    mean row; its interval is the Student-t 95 % interval of the mean, clipped to [0, 1]."""
 
     kernel: str
     train_size: int
@@ -246,8 +246,8 @@ class ClassifyResult:
 
     def mean_rows(self) -> list[AccuracyRow]:
         """With several splits: per (kernel, training size, amplitude) the mean accuracy over
-        the splits done, its standard error and Student-t 95 % interval (split ``"mean"``);
-        else nothing."""
+        the splits done, its standard error and Student-t 95 % interval, clipped to [0, 1]
+        where an accuracy lies (split ``"mean"``); else nothing."""
         from ntkviz.dataset._accuracy import mean_sem, t_interval
 
         if self.splits < 2:
@@ -260,6 +260,7 @@ class ClassifyResult:
             acc = [r.accuracy for r in rows]
             mean, sem = mean_sem(acc)
             lo, hi = t_interval(acc)
+            lo, hi = max(lo, 0.0), min(hi, 1.0)  # NaN (one split done) stays NaN
             out.append(AccuracyRow(k, n, family, amp, mean, None, None, rows[0].n_test, lo, hi, "mean",
                                    sem if math.isfinite(sem) else None))
         return out

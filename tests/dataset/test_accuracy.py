@@ -87,3 +87,20 @@ def test_confusion_matrix_is_a_direct_count():
     assert got.sum() == 300 and np.trace(got) == np.count_nonzero(true == pred)
     with pytest.raises(ValueError, match="not one of the classes"):
         confusion_matrix([1], [0], classes)
+
+
+def test_mean_over_splits_keeps_the_interval_within_0_and_1():
+    """Three splits at 0.2, 0.9, 1.0: the Student-t interval of their mean (scipy) reaches
+    below 0 and above 1; the mean row keeps its part within [0, 1]."""
+    from scipy import stats
+
+    from ntkviz.dataset.classify import AccuracyRow, ClassifyResult
+
+    values = [0.2, 0.9, 1.0]
+    rows = tuple(AccuracyRow("pixels", 10, "none", 0.0, a, 10, 0, 10, 0.0, 1.0, split=s)
+                 for s, a in enumerate(values))
+    (mean,) = ClassifyResult(rows, tests=10, splits=3).mean_rows()
+    lo, hi = stats.t.interval(0.95, 2, loc=np.mean(values), scale=np.std(values, ddof=1) / np.sqrt(3))
+    assert lo < 0.0 and hi > 1.0  # the case in question
+    assert (mean.accuracy_ci_low, mean.accuracy_ci_high) == (0.0, 1.0)
+    assert mean.accuracy == pytest.approx(np.mean(values), rel=1e-15) and mean.split == "mean"

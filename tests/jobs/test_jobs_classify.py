@@ -72,6 +72,13 @@ def test_the_mean_over_splits_and_its_bars(three_splits):
         assert series.high[j] == pytest.approx(acc.mean() + sem, rel=1e-12)
     header, rows = three_splits.csv_table("train_size")
     assert header[-2:] == ["split", "accuracy_sem"]
+    from scipy import stats
+
+    for n in (20, 60):  # the mean rows: Student-t interval of the three accuracies, within [0, 1]
+        acc = np.array([r[4] for r in rows if r[1] == n and r[-2] != "mean"])
+        (mean,) = [r for r in rows if r[1] == n and r[-2] == "mean"]
+        lo, hi = stats.t.interval(0.95, 2, loc=acc.mean(), scale=acc.std(ddof=1) / np.sqrt(3))
+        assert mean[8:10] == pytest.approx([max(lo, 0.0), min(hi, 1.0)], rel=1e-12)
     assert [r[-2] for r in rows] == [0, 0, 1, 1, 2, 2, "mean", "mean"]
 
 
