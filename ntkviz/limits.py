@@ -130,6 +130,9 @@ GRID_SIDE_RANGE = (1, 4096)  # pixels per side of a displacement field or a laye
 # --------------------------------------------------------------- classification, Gram stores
 CLASSIFY_TEST_RANGE = (10, 500)  # test digits of a classification of the bundled digits
 CLASSIFY_SIZES_COUNT = 20  # at most this many training sizes, and as many amplitudes
+CLASSIFY_SPLITS_RANGE = (1, 100)  # random train/test splits of one classification (`--splits`)
+THEORY_POOL_RANGE = (3, 990)  # labelled digits of the Classification tab's spectrum & theory pool
+THEORY_SIZES_COUNT = 20  # at most this many training sizes n of the spectrum & theory view
 GRAM_TILE_RANGE = (1, 2048)  # tile side (images) of a Gram store
 DASK_WORKERS_RANGE = (1, 256)  # workers of the local Dask cluster ntkviz starts
 

@@ -1,12 +1,17 @@
 """``ntkviz classify``: kernel ridge classification accuracy of CKN, NTK, pixel and scattering kernels.
 
 ``ntkviz classify --train TRAIN --test TEST --model M1 --kernels ckn,ntk,pixels[,scattering]
---train-sizes 100,300,1000 [--ridge VALUE|auto] [--deform rotation:0,5,10,20]
+--train-sizes 100,300,1000 [--ridge VALUE|auto] [--deform rotation:0,5,10,20] [--splits K]
 [--scattering-j J --scattering-l L]
 [--workers N | --scheduler ADDRESS] [--cache DIR] --out results.csv`` writes
-``kernel,train_size,deformation,amplitude,accuracy,train_classes,unseen_test_labels``
-(accuracy in [0, 1]; the labels in the training set of that size and the test images
-whose label it never saw, warned about in one line when not 0).
+``kernel,train_size,deformation,amplitude,accuracy,train_classes,unseen_test_labels,n_test,
+accuracy_ci_low,accuracy_ci_high`` (accuracy in [0, 1]; the labels in the training set of that
+size and the test images whose label it never saw, warned about in one line when not 0; the
+number of test images and the 95 % Wilson interval of the accuracy). ``--splits K`` repeats
+the classification on K splits — split 0 is the files' own, splits 1..K−1 divide the union of
+both files at random into sets of the same sizes — and adds the columns ``split,accuracy_sem``
+and, per kernel, size and amplitude, a row ``split = mean`` (mean, standard error and
+Student-t 95 % interval over the splits, clipped to [0, 1]).
 Method: :mod:`ntkviz.dataset.classify` (one-vs-rest kernel ridge regression).
 """
 from __future__ import annotations
@@ -19,7 +24,7 @@ from ntkviz.cli import CliError
 from ntkviz.cli._common import int_in, output_path
 from ntkviz.cli._gram import add_engine_arguments, add_model_argument, check_engine_arguments, load_model
 from ntkviz.cli._scattering_args import add_scattering_arguments, scattering_params
-from ntkviz.limits import SEED_RANGE
+from ntkviz.limits import CLASSIFY_SPLITS_RANGE, SEED_RANGE
 
 
 def register(sub) -> None:
@@ -51,6 +56,11 @@ def register(sub) -> None:
                                                   "(reused by later runs with the same inputs)")
     p.add_argument("--seed", type=int_in(*SEED_RANGE), default=0,
                    help=f"seed of the training permutation and CV folds, in [{SEED_RANGE[0]}, {SEED_RANGE[1]}]")
+    lo, hi = CLASSIFY_SPLITS_RANGE
+    p.add_argument("--splits", type=int_in(lo, hi), default=1, metavar="K",
+                   help=f"random train/test splits, in [{lo}, {hi}] (default 1: the files' own): split 0 is the "
+                        "files' own, the others divide the union of both files at random into sets of the same "
+                        "sizes; adds the columns split,accuracy_sem and the mean over the splits")
     add_scattering_arguments(p, "--kernels")
     add_engine_arguments(p)
     p.add_argument("--out", required=True, metavar="results.csv", help="output CSV")
@@ -98,7 +108,7 @@ def _ridge(text: str) -> float | None:
 def run(args) -> int:
     from ntkviz._io import write_csv
     from ntkviz.dataset import dask_client, load_dataset
-    from ntkviz.dataset.classify import CSV_HEADER, classify_iter, parse_deform
+    from ntkviz.dataset.classify import classify_splits_iter, parse_deform
 
     arch = load_model(args.model)
     kernels = _kernels(args.kernels)
@@ -137,20 +147,50 @@ def run(args) -> int:
                    bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}] {postfix}")
         try:
             item = None
-            for item in classify_iter(train.images, ytr, test.images, yte, arch, kernels, sizes, ridge,
-                                      family, amps, args.cache, client, args.seed, scattering):
+            for item in classify_splits_iter(_split_sets(train.images, ytr, test.images, yte, args.seed),
+                                             args.splits, arch=arch, kernels=kernels, train_sizes=sizes,
+                                             ridge=ridge, family=family, amplitudes=amps, cache_dir=args.cache,
+                                             client=client, seed=args.seed, scattering=scattering):
                 bar.n = int(1000 * item.fraction)
                 bar.set_postfix_str(item.stage, refresh=False)
                 bar.refresh()
         finally:
             bar.close()
-    header, rows = item.result.csv_table()
-    assert tuple(header) == CSV_HEADER
-    write_csv(out, header, rows)
-    note = item.result.coverage_warning()
+    result = item.result
+    write_csv(out, *result.csv_table())
+    note = result.coverage_warning()
     if note:
         print(f"ntkviz classify: warning: {note}", file=sys.stderr)
-    best = ", ".join(f"{r[0]} {r[4]:.3f}" for r in rows if r[1] == max(sizes) and r[3] == amps[0])
-    print(f"classify: {len(rows)} rows in {time.perf_counter() - start:.1f} s; n={max(sizes)}, "
-          f"{family} {amps[0]:g}: {best}; wrote {out}", file=sys.stderr)
+    print(f"classify: {len(result.table_rows())} rows in {time.perf_counter() - start:.1f} s; "
+          f"{_summary(result, max(sizes), amps[0], family)}; wrote {out}", file=sys.stderr)
     return 0
+
+
+def _split_sets(train_images, train_labels, test_images, test_labels, seed: int):
+    """Split s of ``--splits``: 0 the files' own; others a random division of their union
+    (:func:`ntkviz.dataset.classify.split_indices`) into sets of the same sizes."""
+    import numpy as np
+
+    from ntkviz.dataset.classify import split_indices
+
+    def sets(split: int):
+        if split == 0:
+            return train_images, train_labels, test_images, test_labels
+        images = np.concatenate([train_images, test_images])
+        labels = np.concatenate([train_labels, test_labels])
+        tr, te = split_indices(len(labels), len(test_labels), seed, split)
+        return images[tr], labels[tr], images[te], labels[te]
+
+    return sets
+
+
+def _summary(result, n: int, amplitude: float, family: str) -> str:
+    """The accuracies at the largest size and first amplitude, with their 95 % intervals."""
+    several = result.splits > 1
+    rows = [r for r in (result.mean_rows() if several else result.rows)
+            if r.train_size == n and r.amplitude == amplitude]
+    parts = ", ".join(f"{r.kernel} {r.accuracy:.3f}" + (f" ± {r.accuracy_sem:.3f} (s.e.)" if several else "")
+                      + f" [{r.accuracy_ci_low:.3f}, {r.accuracy_ci_high:.3f}]" for r in rows)
+    what = (f"mean over {result.splits} splits, [95 % t-interval]" if several
+            else "[95 % Wilson interval]")
+    return f"n={n}, {family} {amplitude:g}, n_test={result.tests}, {what}: {parts}"

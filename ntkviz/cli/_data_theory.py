@@ -9,7 +9,10 @@ KRR with ridge δ (relative to the mean diagonal) on ``--draws`` random subsets 
 tested on the other N - n; the eigenlearning prediction from the pool's spectrum; the
 certificate ``√(2 YᵀH⁻¹Y / n)`` of Arora et al. (2019) with ``H = (K̃_SS + δ I)/2`` (mean
 diagonal ½), Y the centred one-hot labels summed over classes; ``inverse`` says whether a
-pseudo-inverse replaced a numerically singular H. Method: :class:`ntkviz.jobs.DataTheoryRequest`.
+pseudo-inverse replaced a numerically singular H. ``--out FILE.png|.svg`` draws the figure of
+the Classification tab's spectrum & theory view instead (``--view certificate``, the default,
+``learning_curve``, ``spectrum`` or ``alignment``; ``--width PX``). Method:
+:class:`ntkviz.jobs.DataTheoryRequest`.
 """
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ import sys
 
 from ntkviz.cli import CliError
 from ntkviz.cli._common import float_in, int_in
-from ntkviz.cli._gram_spectrum import add_gram_arguments, csv_output, drive
+from ntkviz.cli._gram_spectrum import (add_figure_arguments, add_gram_arguments, drive, kernel_name, output,
+                                      write_figure)
 from ntkviz.limits import SEED_RANGE
 
 
@@ -42,7 +46,9 @@ def register(sub) -> None:
                    help="random training subsets per n, in [1, 1000] (default 10)")
     p.add_argument("--seed", type=int_in(*SEED_RANGE), default=0, metavar="S",
                    help="seed of the subsets and of the label permutation (default 0)")
-    p.add_argument("--out", required=True, metavar="FILE.csv", help="output CSV")
+    add_figure_arguments(p, "data-theory")
+    p.add_argument("--out", required=True, metavar="FILE.csv|.png|.svg",
+                   help="output: CSV table, or the figure (PNG, SVG) of the view --view")
     p.set_defaults(func=run)
 
 
@@ -63,15 +69,18 @@ def run(args) -> int:
     from ntkviz._io import write_csv
     from ntkviz.jobs import DataTheoryRequest
 
-    out = csv_output(args.out, [args.gram, args.labels])
+    out, view = output(args, "data-theory")
     sizes = _sizes(args.n)
     try:
         request = DataTheoryRequest(args.gram, args.labels, sizes, ridge=args.ridge, draws=args.draws,
-                                    seed=args.seed, random_labels=args.random_labels)
+                                    seed=args.seed, random_labels=args.random_labels, name=kernel_name(args.gram))
         response = drive(request, "data-theory")
     except ValueError as exc:
         text = str(exc)
         raise CliError("--" + text if text.startswith("n ") else text) from None
-    write_csv(out, *response.csv_table())
+    if view is None:
+        write_csv(out, *response.csv_table())
+    else:
+        write_figure(out, view, args.width, lambda plots: plots.draw({response.name: response}))
     print(f"data-theory: {response.summary()}; wrote {out}", file=sys.stderr)
     return 0

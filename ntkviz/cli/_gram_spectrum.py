@@ -6,6 +6,8 @@ estimates of the kernel operator's eigenvalues), whether ``λ_m`` is above the n
 floor ``N ε λ_max``, and the share of the centred one-hot labels' energy on the top m
 eigenvectors (blank without ``--labels``). One summary line on stdout: N, ``tr K / N``, the
 trusted count and the kernel–target alignment ``⟨K, YYᵀ⟩_F / (‖K‖_F ‖YYᵀ‖_F)`` (centred Y).
+``--out spec.png|.svg`` draws the figure of the Classification tab's spectrum & theory view
+instead (``--view spectrum`` or ``alignment``, ``--width PX``), through the app's exporters.
 Method: :class:`ntkviz.jobs.GramSpectrumRequest`.
 """
 from __future__ import annotations
@@ -15,8 +17,13 @@ import sys
 from ntkviz.cli import CliError
 from ntkviz.cli._common import output_path
 
-#: figures of these tools come with the app's view; the command line writes CSV
-FIGURE_SUFFIXES = (".png", ".svg")
+#: what --out may be: the table, or the figure of the app's spectrum & theory view
+SUFFIXES = (".csv", ".png", ".svg")
+#: the views of each command's figure (the first is the default)
+VIEWS = {"gram-spectrum": ("spectrum", "alignment"),
+         "data-theory": ("certificate", "learning_curve", "spectrum", "alignment")}
+#: on-screen size of the figure before it is written (sets its aspect ratio)
+FIGURE_SIZE = (760, 560)
 
 
 def register(sub) -> None:
@@ -28,8 +35,20 @@ def register(sub) -> None:
                     "cumulative alignment of the centred one-hot labels. Memory: about 3 x 8 N^2 bytes; "
                     "N <= 20000.")
     add_gram_arguments(p, labels_required=False)
-    p.add_argument("--out", required=True, metavar="spec.csv", help="output CSV")
+    add_figure_arguments(p, "gram-spectrum")
+    p.add_argument("--out", required=True, metavar="spec.csv|.png|.svg",
+                   help="output: CSV table, or the figure (PNG, SVG) of the view --view")
     p.set_defaults(func=run)
+
+
+def add_figure_arguments(p, command: str) -> None:
+    """``--view`` and ``--width`` of a figure written by ``--out x.png|.svg``."""
+    from ntkviz.cli._export import add_width_option
+
+    views = VIEWS[command]
+    p.add_argument("--view", choices=views, default=None,
+                   help=f"the figure written by --out .png/.svg (default {views[0]})")
+    add_width_option(p)
 
 
 def add_gram_arguments(p, labels_required: bool) -> None:
@@ -42,14 +61,47 @@ def add_gram_arguments(p, labels_required: bool) -> None:
                         "*-labels-idx1-ubyte[.gz] file")
 
 
-def csv_output(path: str, inputs) -> object:
-    """``--out`` as a CSV path; PNG/SVG are refused with the reason."""
+def output(args, command: str):
+    """``(--out path, view or None for a CSV)``; ``--view``/``--width`` only with a figure."""
     from pathlib import Path
 
-    if Path(path).suffix.lower() in FIGURE_SUFFIXES:
-        raise CliError(f"--out {Path(path).name}: figures (PNG, SVG) come with the app's Spectrum & theory "
-                       "view; the command line writes .csv")
-    return output_path(path, (".csv",), inputs)
+    from ntkviz.cli._export import check_width
+
+    out = output_path(args.out, SUFFIXES, [args.gram, args.labels])
+    figure = Path(out).suffix.lower() != ".csv"
+    if not figure:
+        for flag, value in (("--view", args.view), ("--width", args.width)):
+            if value is not None:
+                raise CliError(f"{flag} applies to a figure (--out .png or .svg), not to {Path(out).name}")
+        return out, None
+    try:
+        check_width(args.width)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return out, args.view or VIEWS[command][0]
+
+
+def write_figure(out, view: str, width, draw) -> None:
+    """Draw ``view`` of the spectrum & theory figure with ``draw(plots)`` (a
+    :class:`~ntkviz.gui.panels._theory_figure.TheoryPlots`) offscreen and write it with the
+    app's exporters (:func:`ntkviz.gui.export.export_plot`)."""
+    from ntkviz.gui.export import export_plot
+    from ntkviz.gui.headless import ensure_app
+    from ntkviz.gui.panels._theory_figure import TheoryPlots
+
+    app = ensure_app()
+    plots = TheoryPlots()
+    widget = plots.widgets[view]
+    widget.resize(*FIGURE_SIZE)
+    widget.show()
+    app.processEvents()
+    draw(plots)
+    app.processEvents()
+    try:
+        export_plot(plots.plots[view], out, width)
+    finally:
+        widget.close()
+        widget.deleteLater()
 
 
 def drive(request, label: str):
@@ -76,8 +128,20 @@ def run(args) -> int:
     from ntkviz._io import write_csv
     from ntkviz.jobs import GramSpectrumRequest
 
-    out = csv_output(args.out, [args.gram, args.labels])
-    response = drive(GramSpectrumRequest(args.gram, args.labels), "gram-spectrum")
-    write_csv(out, *response.csv_table())
+    out, view = output(args, "gram-spectrum")
+    response = drive(GramSpectrumRequest(args.gram, args.labels, name=kernel_name(args.gram)), "gram-spectrum")
+    if view is None:
+        write_csv(out, *response.csv_table())
+    else:
+        from ntkviz.gui.panels._theory_figure import spectrum_series
+
+        write_figure(out, view, args.width, lambda plots: plots.draw_spectra([spectrum_series(response)]))
     print(f"gram-spectrum: {response.summary()}; wrote {out}")
     return 0
+
+
+def kernel_name(path: str) -> str:
+    """The kernel's name in a figure: the file's stem (``ntk.zarr`` draws as the NTK)."""
+    from pathlib import Path
+
+    return Path(path).stem

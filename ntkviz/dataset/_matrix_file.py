@@ -1,7 +1,7 @@
 """Reading a whole Gram matrix and its labels for the spectral and data-theory tools.
 
 :func:`read_gram` is the one way these tools read a Gram matrix: an ``ntkviz gram`` Zarr
-store (read tile row by tile row into one float64 array; every tile must be present and
+store (through :func:`ntkviz.dataset.open_gram_store`; every tile must be present and
 match its sha256) or a ``.npy`` file. :func:`read_labels` reads the matching class labels.
 Both raise a one-line ``ValueError`` naming the file and what is wrong.
 
@@ -49,9 +49,11 @@ def read_gram_blocks(path, max_size: int) -> Iterator[float]:
     """Read the Gram matrix in ``path``: a generator yielding the fraction of rows read and
     returning a :class:`GramMatrix`.
 
-    A Zarr store must be an ``ntkviz gram`` store of a square matrix whose every tile was
-    written and matches its checksum (an incomplete store is refused: rerun ``ntkviz gram``
-    with the same arguments to finish it). Every matrix must be square with at most
+    A Zarr store is opened by :func:`ntkviz.dataset.open_gram_store` (the one reader of
+    Gram stores) and read by :meth:`~ntkviz.dataset._store.GramStore.complete_matrix`: an
+    ``ntkviz gram`` store of a square matrix whose every tile was written and matches its
+    checksum (an incomplete store is refused: rerun ``ntkviz gram`` with the same arguments
+    to finish it). Every matrix must be square with at most
     ``max_size`` rows, finite and symmetric to
     :data:`ntkviz.core.learning.gram_spectrum.SYMMETRY_TOLERANCE` (it is then made exactly
     symmetric).
@@ -64,24 +66,17 @@ def read_gram_blocks(path, max_size: int) -> Iterator[float]:
         matrix, meta = _read_npy(path, max_size), {}
         yield 1.0
     elif suffix == ".zarr":
-        meta, gram, grid, store = _open_store(path, max_size)
-        tiles = grid.tiles()
-        missing = []
-        for k, tile in enumerate(tiles):  # the checksums first: nothing is read from a bad store
-            if not store.done(*tile):
-                missing.append(tile)
-            yield 0.5 * (k + 1) / len(tiles)
-        if missing:
-            i, j = missing[0]
-            raise ValueError(f"{path}: incomplete store: {len(missing)} of {len(tiles)} tiles missing or "
-                             f"damaged (first: rows {i * grid.tile}.., columns {j * grid.tile}..); rerun "
-                             "the same 'ntkviz gram' command to finish it")
-        matrix = np.empty((grid.n_rows, grid.n_cols), dtype=np.float64)
-        gi = grid.shape[0]
-        for i in range(gi):
-            rows = grid.rows(i)
-            matrix[rows] = np.asarray(gram[rows, :], dtype=np.float64)
-            yield 0.5 + 0.5 * (i + 1) / gi
+        from ntkviz.dataset._store import open_gram_store
+
+        store = open_gram_store(path)  # every check of the store's metadata and arrays
+        grid = store.grid
+        _check_shape((grid.n_rows, grid.n_cols), str(path), max_size)
+        yield 0.0
+        matrix = np.asarray(store.complete_matrix(), dtype=np.float64)  # every tile against its sha256
+        if not matrix.flags.writeable:
+            matrix = matrix.copy()
+        meta = store.meta.to_attrs()
+        yield 1.0
     else:
         raise ValueError(f"{path}: a Gram matrix must be a .zarr store (ntkviz gram) or a .npy file")
     return GramMatrix(_checked(matrix, str(path)), str(path), meta)
@@ -105,29 +100,6 @@ def _check_shape(shape, source: str, max_size: int) -> None:
     if not 2 <= shape[0] <= max_size:
         raise ValueError(f"{source}: Gram matrix size N must be in [2, {max_size}], got {shape[0]} "
                          f"(the eigendecomposition needs about 3-4 x 8 N² bytes of memory)")
-
-
-def _open_store(path: Path, max_size: int):
-    """The store's metadata, its ``gram`` array, tile grid and :class:`GramStore`."""
-    import zarr
-
-    from ntkviz.dataset._store import FORMAT, GramStore, TileGrid
-
-    try:
-        group = zarr.open_group(str(path), mode="r")
-        meta = dict(group.attrs).get("ntkviz")
-        members = set(group.array_keys())
-    except Exception as exc:  # noqa: BLE001 - zarr raises many kinds; report one line
-        raise ValueError(f"{path}: not a readable Zarr store ({type(exc).__name__})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or not {"gram", "tile_sha256"} <= members:
-        raise ValueError(f"{path}: not an ntkviz Gram store (made by 'ntkviz gram --out K.zarr')")
-    gram = group["gram"]
-    _check_shape(gram.shape, str(path), max_size)
-    tile = meta.get("tile_size")
-    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
-        raise ValueError(f"{path}: store metadata has no valid tile_size (got {tile!r})")
-    grid = TileGrid(gram.shape[0], gram.shape[1], tile, True)
-    return meta, gram, grid, GramStore(path, group, grid)
 
 
 def _checked(matrix: np.ndarray, source: str) -> np.ndarray:

@@ -24,14 +24,22 @@ Training sets of the sizes asked are nested: the first ``n`` images of one
 seeded permutation of the training file. ``--deform`` evaluates on deformed
 copies of the test images made with :func:`ntkviz.core.deformations.deform.deform_image`
 (the deformation editor's families: the amplitude is the family's parameter).
+
+Uncertainty. Every accuracy comes with the number of test images ``n_test`` and its 95 %
+Wilson interval (:func:`ntkviz.dataset._accuracy.wilson_interval`: the sampling of the test
+set). :func:`classify_splits_iter` repeats the whole classification on ``K`` random
+train/test splits (:func:`split_indices`); the mean over splits, its standard error and the
+Student-t 95 % interval of the mean also hold the randomness of the training set. Each run
+keeps its confusion matrices (true class against prediction).
 """
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 from scipy import linalg
@@ -39,15 +47,18 @@ from scipy import linalg
 from ntkviz.core.conv.architecture import Architecture, architecture_to_dict
 from ntkviz.dataset._names import DEFORM_FAMILIES, FEATURE_KERNELS, KERNELS, check_amplitude
 
-__all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "ClassifyProgress", "ClassifyResult",
-           "classify_iter", "deform_images", "pixel_gram", "median_bandwidth", "krr_scores",
-           "krr_predict", "cv_ridge", "parse_deform", "train_permutation"]
+__all__ = ["KERNELS", "DEFORM_FAMILIES", "RIDGE_GRID", "CSV_HEADER", "SPLIT_COLUMNS", "AccuracyRow",
+           "ClassifyProgress", "ClassifyResult", "classify_iter", "classify_splits_iter", "split_indices",
+           "deform_images", "pixel_gram", "median_bandwidth", "krr_scores", "krr_predict", "cv_ridge",
+           "parse_deform", "train_permutation", "pool_images"]
 
 #: candidate relative ridges for ``ridge="auto"``
 RIDGE_GRID = tuple(10.0 ** e for e in range(-6, 2))
 CV_FOLDS = 5
 CSV_HEADER = ("kernel", "train_size", "deformation", "amplitude", "accuracy", "train_classes",
-              "unseen_test_labels")
+              "unseen_test_labels", "n_test", "accuracy_ci_low", "accuracy_ci_high")
+#: the columns added when the classification is repeated over random splits
+SPLIT_COLUMNS = ("split", "accuracy_sem")
 #: tile side of the cached stores
 CACHE_TILE = 256
 
@@ -176,27 +187,100 @@ def train_permutation(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).permutation(n)
 
 
+def pool_images(images: np.ndarray, labels: np.ndarray, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``size`` training images (and labels) in the order of
+    :func:`train_permutation` ``(len(images), seed)``: the nested training sets of a
+    classification are prefixes of it, so a pool of this size holds them."""
+    order = train_permutation(len(images), seed)[:size]
+    return np.ascontiguousarray(images[order]), np.asarray(labels)[order]
+
+
+def split_indices(total: int, tests: int, seed: int, split: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(train, test)`` indices of random split number ``split`` of ``total`` images into
+    ``total - tests`` training and ``tests`` test images: the last ``tests`` of the
+    permutation ``default_rng(seed)`` for split 0, of ``default_rng([seed, split])`` for
+    the others (independent streams)."""
+    rng = np.random.default_rng(seed if split == 0 else [seed, split])
+    order = rng.permutation(total)
+    return order[:-tests], order[-tests:]
+
+
+class AccuracyRow(NamedTuple):
+    """One accuracy: the columns of :data:`CSV_HEADER` plus ``split`` (the split number, or
+    ``"mean"`` for the mean over splits) and ``accuracy_sem`` (its standard error over splits,
+    None on a row of one split). ``train_classes`` and ``unseen_test_labels`` are None on a
+    mean row; its interval is the Student-t 95 % interval of the mean, clipped to [0, 1]."""
+
+    kernel: str
+    train_size: int
+    deformation: str
+    amplitude: float
+    accuracy: float
+    train_classes: int | None
+    unseen_test_labels: int | None
+    n_test: int
+    accuracy_ci_low: float
+    accuracy_ci_high: float
+    split: int | str = 0
+    accuracy_sem: float | None = None
+
+
 @dataclass(frozen=True)
 class ClassifyResult:
-    """Rows ``(kernel, train_size, deformation, amplitude, accuracy, train_classes,
-    unseen_test_labels)`` and the ridge used per ``(kernel, train_size)``.
+    """The accuracies of one classification (:class:`AccuracyRow` per split, kernel,
+    training size and amplitude), the ridge used per ``(kernel, train_size)`` (of split 0),
+    and the confusion matrices ``confusion[(split, kernel, train_size, amplitude)]`` over
+    ``classes`` (rows: true class, columns: prediction).
 
     ``train_classes`` counts the labels of the training set of that size and
     ``unseen_test_labels`` the test images whose label it never saw: the classifier
     predicts only labels it was trained on, so those are always wrong (a one-class
     training set predicts that class for every image)."""
 
-    rows: tuple[tuple, ...]
+    rows: tuple[AccuracyRow, ...]
     ridges: dict = field(default_factory=dict)
-    tests: int = 0  #: test images per row
+    tests: int = 0  #: test images per row (n_test)
+    splits: int = 1  #: random splits asked (rows may hold fewer while a run is partial)
+    classes: tuple = ()
+    confusion: dict = field(default_factory=dict)
+
+    def mean_rows(self) -> list[AccuracyRow]:
+        """With several splits: per (kernel, training size, amplitude) the mean accuracy over
+        the splits done, its standard error and Student-t 95 % interval, clipped to [0, 1]
+        where an accuracy lies (split ``"mean"``); else nothing."""
+        from ntkviz.dataset._accuracy import mean_sem, t_interval
+
+        if self.splits < 2:
+            return []
+        groups: dict = {}
+        for r in self.rows:
+            groups.setdefault((r.kernel, r.train_size, r.deformation, r.amplitude), []).append(r)
+        out = []
+        for (k, n, family, amp), rows in groups.items():
+            acc = [r.accuracy for r in rows]
+            mean, sem = mean_sem(acc)
+            lo, hi = t_interval(acc)
+            lo, hi = max(lo, 0.0), min(hi, 1.0)  # NaN (one split done) stays NaN
+            out.append(AccuracyRow(k, n, family, amp, mean, None, None, rows[0].n_test, lo, hi, "mean",
+                                   sem if math.isfinite(sem) else None))
+        return out
+
+    def table_rows(self) -> list[AccuracyRow]:
+        """Every row: one per split, then the means over splits (several splits only)."""
+        return list(self.rows) + self.mean_rows()
+
+    def header(self) -> list[str]:
+        """:data:`CSV_HEADER`, plus :data:`SPLIT_COLUMNS` with several splits."""
+        return list(CSV_HEADER) + (list(SPLIT_COLUMNS) if self.splits > 1 else [])
 
     def csv_table(self) -> tuple[list[str], list[list]]:
-        return list(CSV_HEADER), [list(r) for r in self.rows]
+        width = len(self.header())
+        return self.header(), [list(r)[:width] for r in self.table_rows()]
 
     def coverage_warning(self) -> str | None:
         """One line on training sets that cannot classify every test image (one class, or
         test labels they never saw), or None."""
-        rows = sorted({(r[1], r[5], r[6]) for r in self.rows})
+        rows = sorted({(r.train_size, r.train_classes, r.unseen_test_labels) for r in self.rows})
         if not any(classes < 2 or unseen for _, classes, unseen in rows):
             return None
         parts = []
@@ -210,8 +294,6 @@ class ClassifyResult:
             parts.append(f"{unseen} of {self.tests} test images have a label never seen in the training set of "
                          f"n = {n} (always counted wrong)")
         return "; ".join(parts) + " (columns train_classes, unseen_test_labels)"
-
-
 
 @dataclass(frozen=True)
 class ClassifyProgress:
@@ -240,48 +322,71 @@ def _cache_paths(cache_dir, arch: Architecture, a: np.ndarray, b: np.ndarray | N
     return {k: Path(cache_dir) / f"{k}-{h}-{tag}.zarr" for k in kinds}
 
 
+def conv_gram_run(a: np.ndarray, b: np.ndarray | None, arch: Architecture, kinds, cache_dir):
+    """The tiled :class:`~ntkviz.dataset._gram.GramRun` of the conv Gram matrices ``kinds``
+    (``"ckn"``, ``"ntk"``) of images ``a`` (or ``a`` x ``b``), kept as Zarr stores in
+    ``cache_dir`` (named by the architecture, inputs, version and engine: a rerun with the
+    same images reads them) or in memory (``cache_dir`` None)."""
+    from ntkviz.dataset._gram import GramRun
+
+    return GramRun(a, b, arch, kinds, CACHE_TILE if cache_dir else 64,
+                   _cache_paths(cache_dir, arch, a, b, kinds))
+
+
+def feature_gram(kernel: str, images: np.ndarray, scattering=None) -> np.ndarray:
+    """The Gram matrix of a Gaussian feature kernel (``pixels``, ``scattering``) on
+    ``images``, with the median distance between them as bandwidth."""
+    rows = _features(kernel, images, scattering)
+    return pixel_gram(rows, rows, median_bandwidth(rows))
+
+
 def classify_iter(train_images, train_labels, test_images, test_labels, arch: Architecture,
                   kernels=KERNELS, train_sizes=(100,), ridge: float | None = None,
                   family: str = "none", amplitudes=(0.0,), cache_dir=None, client=None,
-                  seed: int = 0, scattering=None) -> Iterator[ClassifyProgress]:
+                  seed: int = 0, scattering=None, split: int = 0, classes=None) -> Iterator[ClassifyProgress]:
     """Accuracy of each kernel for each training size (nested subsets) and each
     deformation amplitude of the test images. ``ridge=None`` means "auto" (CV).
     ``scattering``: :class:`~ntkviz.core.scattering.transform.ScatteringParams` of the
-    ``scattering`` kernel (None: the defaults).
+    ``scattering`` kernel (None: the defaults). ``split`` tags the rows and confusion
+    matrices; ``classes`` (sorted) index the confusion matrices (default: every label of
+    the training and test images).
 
     Inputs are validated by the caller (the CLI, :class:`ntkviz.jobs.ClassifyRequest`):
     images float64 of one shape, integer labels of matching lengths, sizes
     ``<= len(train)``. Yields :class:`ClassifyProgress`; the conv Gram matrices
     are computed tile by tile (cached in ``cache_dir`` when given).
     """
-    from ntkviz.dataset._gram import GramRun
+    from ntkviz.dataset._accuracy import confusion_matrix, wilson_interval
 
     sizes = tuple(sorted(set(int(n) for n in train_sizes)))
     conv = tuple(k for k in kernels if k in ("ckn", "ntk"))
-    order = train_permutation(len(train_images), seed)[: sizes[-1]]
-    xtr, ytr = np.ascontiguousarray(train_images[order]), np.asarray(train_labels)[order]
+    xtr, ytr = pool_images(train_images, train_labels, sizes[-1], seed)
     tests = [(a, deform_images(test_images, family, a, seed)) for a in amplitudes]
+    test_labels = np.asarray(test_labels)
+    if classes is None:
+        classes = np.union1d(np.unique(train_labels), np.unique(test_labels))
+    classes = np.asarray(classes)
     runs = []
     if conv:
-        runs.append(GramRun(xtr, None, arch, conv, CACHE_TILE if cache_dir else 64,
-                            _cache_paths(cache_dir, arch, xtr, None, conv)))
+        runs.append(conv_gram_run(xtr, None, arch, conv, cache_dir))
         for _, xte in tests:
-            runs.append(GramRun(xtr, xte, arch, conv, CACHE_TILE if cache_dir else 64,
-                                _cache_paths(cache_dir, arch, xtr, xte, conv)))
+            runs.append(conv_gram_run(xtr, xte, arch, conv, cache_dir))
     total = sum(r.total_pairs for r in runs) or 1
     done = 0
-    rows: list[tuple] = []
+    rows: list[AccuracyRow] = []
     ridges: dict = {}
+    confusion: dict = {}
+    n_test = len(test_labels)
 
-    test_labels = np.asarray(test_labels)
     coverage = {}  # n -> (labels of the first n training images, test images with another label)
     for n in sizes:
-        classes = np.unique(ytr[:n])
-        coverage[n] = (int(classes.size), int(np.count_nonzero(~np.isin(test_labels, classes))))
+        seen = np.unique(ytr[:n])
+        coverage[n] = (int(seen.size), int(np.count_nonzero(~np.isin(test_labels, seen))))
 
     def progress(stage: str, final: bool = False) -> ClassifyProgress:
         return ClassifyProgress(min(done / total, 1.0) if not final else 1.0, stage,
-                                ClassifyResult(tuple(rows), dict(ridges), len(test_labels)), final)
+                                ClassifyResult(tuple(rows), dict(ridges), n_test, 1,
+                                               tuple(int(c) for c in classes), dict(confusion)), final)
 
     yield progress("training Gram matrix")
     mats = {}
@@ -318,7 +423,38 @@ def classify_iter(train_images, train_labels, test_images, test_labels, arch: Ar
                 else:
                     K, Kx = mats[k][:n, :n], cross[k][:n].T
                 pred = krr_predict(K, ytr[:n], Kx, ridges[(k, n)])
-                acc = float(np.mean(pred == test_labels))
-                rows.append((k, n, family, float(amp), acc, *coverage[n]))
+                correct = int(np.count_nonzero(pred == test_labels))
+                low, high = wilson_interval(correct, n_test)
+                rows.append(AccuracyRow(k, n, family, float(amp), correct / n_test, *coverage[n], n_test,
+                                        low, high, split))
+                confusion[(split, k, n, float(amp))] = confusion_matrix(test_labels, pred, classes)
         yield progress(stage)
     yield progress("done", final=True)
+
+
+def classify_splits_iter(split_sets: Callable[[int], tuple], splits: int = 1, **options) -> Iterator[ClassifyProgress]:
+    """:func:`classify_iter` on ``splits`` train/test splits, one after the other: split s
+    classifies ``split_sets(s) = (train_images, train_labels, test_images, test_labels)``
+    (every split the same sizes) with the other ``options`` of :func:`classify_iter`.
+    Progress items carry the rows of the splits done so far (their mean rows:
+    :meth:`ClassifyResult.mean_rows`); the last one has ``final=True``."""
+    rows: list = []
+    confusion: dict = {}
+    ridges: dict = {}
+    tests, classes = 0, ()
+    item = None
+    for s in range(splits):
+        xtr, ytr, xte, yte = split_sets(s)
+        if s == 0:
+            classes = np.union1d(np.unique(ytr), np.unique(yte))
+        for item in classify_iter(xtr, ytr, xte, yte, classes=classes, split=s, **options):
+            part = item.result
+            if s == 0:
+                ridges, tests = part.ridges, part.tests
+            result = ClassifyResult(tuple(rows) + part.rows, dict(ridges), tests, splits, part.classes,
+                                    {**confusion, **part.confusion})
+            stage = item.stage if splits == 1 else f"split {s + 1}/{splits}: {item.stage}"
+            last = item.final and s == splits - 1
+            yield ClassifyProgress((s + item.fraction) / splits, stage, result, last)
+        rows += item.result.rows
+        confusion.update(item.result.confusion)

@@ -34,12 +34,14 @@ Kernel regression on the sphere
 Kernel regression on data
     ``GramSpectrumRequest`` -> ``GramSpectrumResponse`` (spectrum of a Gram matrix, label
     alignment), ``DataTheoryRequest`` -> ``DataTheoryResponse`` (theory against measurement
-    on a pool, the certificate with true and random labels).
+    on a pool, the certificate with true and random labels); ``ClassifyTheoryRequest`` ->
+    ``ClassifyTheoryResponse`` (the same for the Classification tab's kernels on bundled digits).
 
 Modules: ``_run`` (the protocol), ``_curves`` (kernel curves, spectra), ``_tables`` (the
 CLI's tables), ``_deform`` (deformation editor, stability sweep), ``_stability_sets`` (the
 sets of Fig. 1), ``_training`` (lazy training), ``_lazy_sweep`` (lazy ↔ rich sweeps),
-``_classify`` (kernel-ridge classification of digits), ``_learning`` (kernel regression
+``_classify`` (kernel-ridge classification of digits), ``_classify_theory`` (its spectrum &
+theory), ``_learning`` (kernel regression
 on the sphere), ``_data_theory`` (spectra of Gram matrices and the theory on a data pool). Their
 other names (progress items, sub-requests, helpers) are reached
 from the module. Importing this package loads none of them: ``from ntkviz.jobs import
@@ -63,6 +65,7 @@ _API_BY_MODULE = {
                   "LearningMonteCarloResponse", "GeneralisationRequest", "GeneralisationResponse"),
     "_data_theory": ("GramSpectrumRequest", "GramSpectrumResponse", "DataTheoryRequest",
                      "DataTheoryResponse"),
+    "_classify_theory": ("ClassifyTheoryRequest", "ClassifyTheoryResponse"),
 }
 #: name -> module
 _API = {name: module for module, names in _API_BY_MODULE.items() for name in names}

@@ -363,6 +363,11 @@ class DataTheoryRequest:
         Also compute everything for a seeded permutation of the labels.
     name : str
         What the view calls this kernel.
+    meta : dict or None
+        For an array ``gram``: the ``ntkviz`` attribute its Gram store would have
+        (:meth:`ntkviz.dataset._store.StoreMeta.to_attrs`: architecture, mode, input shape),
+        from which the sphere reference of its kernel family is found
+        (:func:`reference_kernel`). A store read from a path has its own; ignored then.
     """
 
     heavy: ClassVar[bool] = True
@@ -376,6 +381,7 @@ class DataTheoryRequest:
     seed: int = 0
     random_labels: bool = False
     name: str = ""
+    meta: dict | None = None
 
     def __post_init__(self):
         gram = _gram_source(self.gram)
@@ -398,12 +404,17 @@ class DataTheoryRequest:
             raise ValueError(f"random_labels must be True or False, got {self.random_labels!r}")
         object.__setattr__(self, "random_labels", bool(self.random_labels))
         object.__setattr__(self, "name", str(self.name))
+        if self.meta is not None and not isinstance(self.meta, dict):
+            raise ValueError(f"meta must be a dict (a Gram store's ntkviz attribute) or None, got "
+                             f"{type(self.meta).__name__}")
 
     def iterate(self) -> Generator[Progress, None, "DataTheoryResponse"]:
         from ntkviz.core.learning import centred_one_hot, finite_learning_theory, subset_fit
         from ntkviz.core.learning.gram_spectrum import decompose, label_energy, spectrum_from_eigenpairs
 
         matrix, labels, meta, source, owned = yield from _read(self.gram, self.labels, "reading", 0.15)
+        if not meta and self.meta:
+            meta = self.meta
         size = matrix.shape[0]
         if self.n_values[-1] >= size:
             raise ValueError(f"n must be in [1, {size - 1}] (below the pool size N = {size}), "

@@ -70,13 +70,13 @@ def test_gram_spectrum_refusals(store, capsys):
     import zarr
 
     gram = ["--gram", str(store / "K.zarr")]
-    _refused(["gram-spectrum", *gram, "--out", str(store / "s.png")], capsys,
-             "figures (PNG, SVG) come with the app's Spectrum & theory view")
+    _refused(["gram-spectrum", *gram, "--out", str(store / "s.pdf")], capsys,
+             "--out must end in .csv or .png or .svg")
     np.save(store / "short.npy", np.arange(5))
     _refused(["gram-spectrum", *gram, "--labels", str(store / "short.npy"), "--out", str(store / "s.csv")],
              capsys, "5 labels, the Gram matrix has 12 rows")
     zarr.open_group(str(store / "K.zarr"), mode="r+")["tile_sha256"][2:3, 2:3, :] = np.zeros((1, 1, 32), np.uint8)
-    _refused(["gram-spectrum", *gram, "--out", str(store / "s.csv")], capsys, "incomplete store: 1 of 6 tiles")
+    _refused(["gram-spectrum", *gram, "--out", str(store / "s.csv")], capsys, "K.zarr: 1 of 6 tiles are missing or damaged")
     assert not (store / "s.csv").exists()
 
 
@@ -108,11 +108,15 @@ def test_data_theory_refusals(store, capsys, extra, match):
     assert not (store / "t.csv").exists()
 
 
-def test_data_theory_refuses_figures_and_needs_labels(store, capsys):
-    _refused(["data-theory", "--gram", str(store / "K.zarr"), "--labels", str(store / "x.npz"), "--n", "5",
-              "--out", str(store / "t.svg")], capsys, "the command line writes .csv")
+def test_data_theory_needs_labels_and_figure_options_need_a_figure(store, capsys):
     _refused(["data-theory", "--gram", str(store / "K.zarr"), "--n", "5", "--out", str(store / "t.csv")],
              capsys, "the following arguments are required: --labels")
+    _refused(["data-theory", "--gram", str(store / "K.zarr"), "--labels", str(store / "x.npz"), "--n", "5",
+              "--view", "spectrum", "--out", str(store / "t.csv")], capsys,
+             "--view applies to a figure (--out .png or .svg), not to t.csv")
+    _refused(["data-theory", "--gram", str(store / "K.zarr"), "--labels", str(store / "x.npz"), "--n", "5",
+              "--width", "8", "--out", str(store / "t.png")], capsys, "--width must be in [16, 20000]")
+    assert not (store / "t.png").exists()
 
 
 def test_data_theory_interrupted(store, capsys, monkeypatch):
