@@ -28,7 +28,10 @@ CONTEXT_LABELS = {
     "nearest_other": "nearest other-label digit",
     "mean_other": "mean over other-label digits",
 }
-CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
+#: the groups of the context chart: (key of ntkviz.jobs.ContextResult.MAPS, label, name in
+#: ntkviz.core.deformations.maps.MAPS)
+CONTEXT_MAPS = (("ckn", "CKN", "ckn"), ("ntk", "NTK", "ntk"), ("scattering", "scattering", "scattering"),
+                ("fourier", "Fourier modulus", "fourier"), ("pixel", "pixels", "pixels"))
 #: smallest pixel width of a colour bar's tick-label column (room for "−0.5", "12.5"); it
 #: grows for longer labels such as "1.5·10⁻³"
 BAR_AXIS_WIDTH = 42
@@ -229,8 +232,10 @@ class ImageViews(QtWidgets.QWidget):
         drawn = self.images["original"].image
         if drawn is None or not np.array_equal(drawn, resp.original):
             self.images["original"].setImage(resp.original, autoLevels=False)
-            self.bars["original"].setLevels((0, 1))
-            self.bars["deformed"].setLevels((0, 1))
+            # [0, 1] grey levels; the Gabor probe's values lie in [-1, 1]
+            levels = (-1.0 if float(resp.original.min()) < 0 else 0.0, 1.0)
+            self.bars["original"].setLevels(levels)
+            self.bars["deformed"].setLevels(levels)
         self.images["deformed"].setImage(resp.deformed, autoLevels=False)
         m = nice_ceil(float(np.max(np.abs(resp.difference))))
         self.images["difference"].setImage(resp.difference, autoLevels=False)
@@ -292,7 +297,7 @@ class ContextPlot:
         self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
                                   QtWidgets.QSizePolicy.Policy.Maximum)
         self._maps: tuple = ()
-        self._set_maps(tuple(CONTEXT_MAPS))
+        self._set_maps(tuple((key, label) for key, label, _ in CONTEXT_MAPS))
         self._note = ""
         empty_note(plot, "computing…")
 
@@ -313,14 +318,15 @@ class ContextPlot:
         for cat in categories:
             self.legend.addItem(self.bars[cat], CONTEXT_LABELS[cat])
 
-    def draw(self, values: dict, state: str, reasons: dict | None = None) -> None:
+    def draw(self, values: dict, state: str, reasons: dict | None = None, shown=None) -> None:
         """``values``: ``{category: {map: value}}`` (NaN: the value does not exist or is
         not known yet, nothing drawn; ``inf`` drawn to the top of the axis and named);
         ``reasons``: ``{map: why it has no value}`` for the x-axis note of a map left
-        out."""
+        out; ``shown``: the names (of ``MAPS``) of the maps drawn (default all)."""
         reasons = reasons or {}
-        maps = tuple((m, label) for m, label in CONTEXT_MAPS
-                     if any(not math.isnan(row[m]) for row in values.values()))
+        maps = tuple((m, label) for m, label, name in CONTEXT_MAPS
+                     if (shown is None or name in shown)
+                     and any(not math.isnan(row[m]) for row in values.values()))
         self._set_maps(maps)
         finite = [row[m] for row in values.values() for m, _ in maps if math.isfinite(row[m])]
         top = max(finite) if finite else 1.0
@@ -340,8 +346,8 @@ class ContextPlot:
             if xs:
                 drawn.append(cat)
         self._set_legend(tuple(drawn))
-        notes = [f"{label} not drawn: {reasons[m]}" for m, label in CONTEXT_MAPS
-                 if m in reasons and m not in dict(maps)]
+        notes = [f"{label} not drawn: {reasons[m]}" for m, label, name in CONTEXT_MAPS
+                 if m in reasons and m not in dict(maps) and (shown is None or name in shown)]
         if infinite:
             notes.append("∞: distances from an all-zero digit")
         note = "; ".join(notes)
