@@ -17,7 +17,7 @@ from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, empty_note, style_leg
 from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
-           "arrow_segments", "nice_ceil", "nice_floor"]
+           "arrow_segments", "nice_ceil", "nice_floor", "image_beside_bar", "IMAGE_MARGINS"]
 
 IMAGE_VIEWS = ("original", "deformed", "difference", "displacement")
 #: legend of each context category (keys: ntkviz.jobs.CONTEXT_CATEGORIES)
@@ -105,24 +105,24 @@ def _set_title(plot: pg.PlotItem, text: str) -> None:
 
 
 #: the image plots' own contents margins (left, top, right, bottom)
-_MARGINS = (1, 2, 2, 10)
+_MARGINS = IMAGE_MARGINS = (1, 2, 2, 10)
 
 
 @contextmanager
-def image_beside_bar(plot: pg.PlotItem):
-    """Within this block (an export of one image view at its own size) the square image
-    and its colour bar stay together, centred in the plot item: the spare width of a
-    wide export (640×400, 2400×1500) goes to equal left and right margins instead of
-    a blank band between the image and its bar (the aspect-locked view box centres the
-    image in all the width the bar leaves). On screen the views are image-shaped
-    (:meth:`ImageViews.fit_height`): nothing to do there."""
+def image_beside_bar(plot: pg.PlotItem, aspect: float = 1.0):
+    """Within this block (an export of one image view at its own size) the image (square,
+    or ``aspect`` = its width / height) and its colour bar stay together, centred in the
+    plot item: the spare width of a wide export (640×400, 2400×1500) goes to equal left
+    and right margins instead of a blank band between the image and its bar (the
+    aspect-locked view box centres the image in all the width the bar leaves). On screen
+    the views are image-shaped (:meth:`ImageViews.fit_height`): nothing to do there."""
     vb = plot.getViewBox()
     left0, top, right0, bottom = _MARGINS
 
     def fit() -> None:
         left, _, right, _ = plot.getContentsMargins()
         fixed = plot.width() - left - right - vb.width()  # bar, its axis, spacing
-        spare = max(0.0, plot.width() - left0 - right0 - fixed - vb.height())
+        spare = max(0.0, plot.width() - left0 - right0 - fixed - aspect * vb.height())
         new_left, new_right = left0 + spare / 2, right0 + spare / 2
         if abs(new_left - left) > 0.5 or abs(new_right - right) > 0.5:
             plot.setContentsMargins(new_left, top, new_right, bottom)

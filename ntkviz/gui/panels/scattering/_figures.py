@@ -19,6 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from ntkviz.gui.panels.deformation._images import IMAGE_MARGINS
 from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, declare_quantity, empty_note,
                                    grid_below, style_legend, use_angle_axis, use_tick_style)
 from ntkviz.gui.ticks import pi_text
@@ -41,6 +42,7 @@ def omega_label(omega: float) -> str:
 
 def _image_plot(plot: pg.PlotItem) -> pg.ImageItem:
     """An aspect-locked plot (rows down) holding one image, no mouse, no menu."""
+    plot.setContentsMargins(*IMAGE_MARGINS)
     plot.setAspectLocked(True)
     plot.invertY(True)
     plot.hideButtons()
@@ -227,7 +229,7 @@ class LittlewoodPaleyFigure:
 
 class CounterexampleFigure:
     """Log–log distances ‖Φ(L_τx) − Φ(x)‖/‖Φ(x)‖ of the dilated Gabor probe for the
-    Fourier modulus (solid, circles) and the scattering transform (dashed, squares).
+    Fourier modulus ("Fourier": solid, circles) and the scattering transform (dashed, squares).
 
     ``against="s"``: one pair of curves per ω₀ (colour) against the dilation s, the fitted
     slope of each in the legend, a slope-1 guide; ``against="omega0"``: the two maps
@@ -248,7 +250,7 @@ class CounterexampleFigure:
         plot.setLabel("left", "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖")
         plot.setLabel("bottom", "dilation s = ‖∇τ‖<sub>∞</sub>" if against == "s"
                       else "wave number ω₀ (rad/px)")
-        self.legend = _with_legend(layout, plot, 1)
+        self.legend = _with_legend(layout, plot, 3 if against == "s" else 2)
         self.items: list = []
         self.note = empty_note(plot, "computing…")
 
@@ -263,7 +265,7 @@ class CounterexampleFigure:
                        else QtCore.Qt.PenStyle.DashLine)
         curve = self.plot.plot(np.asarray(x, float), np.asarray(y, float), pen=pen,
                                symbol="o" if fourier else "s", symbolSize=7, symbolBrush=color,
-                               symbolPen=color)
+                               symbolPen=color, name=name)
         self.items.append(curve)
         self.legend.addItem(curve, name)
 
@@ -295,26 +297,23 @@ class CounterexampleFigure:
         if self.against == "s":
             for i, omega in enumerate(w):
                 color = PALETTE[i % len(PALETTE)]
-                label = f"ω₀ = {omega_label(omega)}"
                 self._curve(s, c.fourier[i], color, True,
-                            f"Fourier modulus, {label}: slope {c.fourier_slopes[i]:.2f}")
+                            f"Fourier ω₀ = {omega_label(omega)}: slope {c.fourier_slopes[i]:.2f}")
             for i, omega in enumerate(w):
-                label = f"ω₀ = {omega_label(omega)}"
                 self._curve(s, c.scattering[i], PALETTE[i % len(PALETTE)], False,
-                            f"scattering, {label}: slope {c.scattering_slopes[i]:.2f}")
+                            f"scattering ω₀ = {omega_label(omega)}: slope {c.scattering_slopes[i]:.2f}")
             self._guide(s, float(c.scattering[0, 0]), s[0], 1.0, PALETTE[6], "slope 1 (∝ s)", top)
             self.plot.getAxis("bottom").setTicks(None)
             self.plot.setTitle("Dilated Gabor probe: distance against s")
         else:
             k = len(s) - 1
             self._curve(w, c.fourier[:, k], PALETTE[1], True,
-                        f"Fourier modulus: exponent {c.fourier_exponent:.2f}")
+                        f"Fourier: exponent {c.fourier_exponent:.2f}")
             self._curve(w, c.scattering[:, k], PALETTE[0], False,
                         f"scattering: exponent {c.scattering_exponent:.2f}")
             if len(w) > 1:
                 self._guide(w, float(c.fourier[0, k]), w[0], 1.0, PALETTE[6], "slope 1 (∝ ω₀)", top)
-                self._guide(w, float(c.scattering[0, k]), w[0], 0.0, PALETTE[3],
-                            "slope 0 (independent of ω₀)", top)
+                self._guide(w, float(c.scattering[0, k]), w[0], 0.0, PALETTE[3], "slope 0 (flat)", top)
             self.plot.getAxis("bottom").setTicks([[(math.log10(v), omega_label(v)) for v in w]])
             self.plot.setTitle(f"Dilation s = {s[k]:.3g}: distance against ω₀")
 

@@ -3,9 +3,8 @@
 image (orders 0–1, the order-2 grid) and the Fourier-modulus counterexample."""
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
-
 import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
 
 from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels._kernel_controls import scroll_column
@@ -84,7 +83,10 @@ class QtScatteringPanel(QtPanel):
         self.pages = QtWidgets.QTabWidget()
         self.pages.addTab(page(w["wavelets"], (w["frequency"], w["littlewood_paley"])), "Filter bank")
         self.pages.addTab(page(w["coefficients"], w["order2"]), "Coefficients")
-        self.pages.addTab(page((w["dilation"], w["omega0"])), "Counterexample")
+        counter = page((w["dilation"], w["omega0"]))
+        counter.widget(0).setStretchFactor(0, 3)
+        counter.widget(0).setStretchFactor(1, 2)
+        self.pages.addTab(counter, "Counterexample")
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(scroll)
         split.addWidget(self.pages)
@@ -148,10 +150,15 @@ class QtScatteringPanel(QtPanel):
                 "order2": self.order2.plot, "dilation": w["dilation"].ci, "omega0": w["omega0"].ci}
 
     def exporting(self, view: str, width: int | None = None, height: int | None = None):
-        """A mosaic exported alone keeps its colour bar beside the image at any size."""
-        if view in ("wavelets", "order2"):
-            return image_beside_bar(self.plot_items()[view])
-        return super().exporting(view, width, height)
+        """A mosaic exported alone keeps its colour bar (and axes) beside the image at any
+        size: the spare width goes to the margins."""
+        plot = {"wavelets": self.wavelets.plot, "order2": self.order2.plot}.get(view)
+        image = None if plot is None else next(
+            (it for it in plot.getViewBox().addedItems if isinstance(it, pg.ImageItem)), None)
+        if image is None or image.image is None:
+            return super().exporting(view, width, height)
+        rect = image.boundingRect()
+        return image_beside_bar(plot, rect.width() / max(rect.height(), 1e-9))
 
     def help_html(self) -> str:
         return help_html()
