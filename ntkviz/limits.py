@@ -81,7 +81,7 @@ MAPS = ("ckn", "ntk", "scattering", "fourier", "pixels")  # representations comp
 DEFAULT_MAPS = ("ckn", "ntk", "pixels")
 SCATTERING_J_RANGE = (1, 8)  # scattering scale 2^J (and 2^J <= the image side)
 SCATTERING_L_RANGE = (1, 16)  # scattering orientations
-SCATTERING_IMAGE_MAX = 128  # side (px) of an image of the Scattering tab (larger ones are area-averaged to it)
+SCATTERING_IMAGE_MAX = 128  # side (px) of a Scattering-tab image (larger ones are area-averaged to it)
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
 REFERENCES_RANGE = (1, BUNDLED_PER_CLASS)  # reference digits per label (stability levels, context)

@@ -47,8 +47,8 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["FilterBank", "filter_bank", "littlewood_paley", "gabor_2d", "morlet_2d", "wavelet_angles",
-           "WAVELET_SIGMA", "WAVELET_XI", "PERIODS"]
+__all__ = ["FilterBank", "filter_bank", "littlewood_paley", "gabor_2d", "morlet_2d",
+           "wavelet_angles", "WAVELET_SIGMA", "WAVELET_XI", "PERIODS"]
 
 #: sigma_j = WAVELET_SIGMA * 2^j (px)
 WAVELET_SIGMA = 0.8

@@ -129,7 +129,7 @@ class TransformControls(QtWidgets.QGroupBox):
     """J (at most the image allows), L, the highest order and the padding."""
 
     def __init__(self, panel, parent=None):
-        super().__init__("Scattering transform S_J", parent)
+        super().__init__("Scattering transform", parent)
         self.write = panel.write
         form = QtWidgets.QFormLayout(self)
         self.j_spin = int_spin(limits.SCATTERING_J_RANGE,

@@ -156,7 +156,7 @@ class FrequencyFigure:
                 name = f"ψ, j = {j} (half max)"
             else:
                 pen = pg.mkPen("#000000", width=1.6, style=QtCore.Qt.PenStyle.DashLine)
-                name = "φ_J (half max)"
+                name = "low-pass φ (half max)"
             curve = pg.PlotCurveItem(xs, ys, connect="pairs", pen=pen)
             self.plot.addItem(curve)
             self.curves.append(curve)

@@ -59,11 +59,12 @@ class QtScatteringPanel(QtPanel):
                                    "Re ψ(u) / max |ψ| (each tile)", "orientation θ", "scale j")
         self.frequency = FrequencyFigure(w["frequency"].ci)
         self.littlewood_paley = LittlewoodPaleyFigure(w["littlewood_paley"].ci)
-        self.order0 = MosaicPlot(w["coefficients"].ci, 0, 0, "viridis", "S_J x, order 0", "", "")
-        self.order1 = MosaicPlot(w["coefficients"].ci, 0, 1, "viridis", "S_J x, order 1",
+        self.order0 = MosaicPlot(w["coefficients"].ci, 0, 0, "viridis", "S<sub>J</sub>x, order 0",
+                                 "", "")
+        self.order1 = MosaicPlot(w["coefficients"].ci, 0, 1, "viridis", "S<sub>J</sub>x, order 1",
                                  "orientation θ", "scale j")
         w["coefficients"].ci.layout.setColumnStretchFactor(1, 4)
-        self.order2 = MosaicPlot(w["order2"].ci, 0, 0, "viridis", "S_J x, order 2",
+        self.order2 = MosaicPlot(w["order2"].ci, 0, 0, "viridis", "S<sub>J</sub>x, order 2",
                                  "orientation θ₂", "orientation θ₁")
         self.by_s = CounterexampleFigure(w["dilation"].ci, "s")
         self.by_omega0 = CounterexampleFigure(w["omega0"].ci, "omega0")
@@ -114,13 +115,13 @@ class QtScatteringPanel(QtPanel):
         thetas = [pi_text(n, L) for n in f.angle_numerators]
         side = 2 * f.half_width + 1
         self.wavelets.draw(f.wavelets, (-1.0, 1.0), (side, side), 1,
-                           [f"j = {j}" for j in range(J)] + ["φ_J"], thetas,
+                           [f"j = {j}" for j in range(J)] + ["low-pass φ"], thetas,
                            f"Morlet wavelets Re ψ<sub>j,θ</sub> and φ<sub>J</sub> in space "
                            f"({side}×{side} px tiles)")
         self.frequency.draw(f, J)
         self.littlewood_paley.draw(f)
         tile = c.order0.shape
-        self.order0.draw(c.order0, c.order0_levels, tile, 1, ["x⋆φ_J"], [], "order 0")
+        self.order0.draw(c.order0, c.order0_levels, tile, 1, ["x⋆φ"], [], "order 0")
         sampled = f"sampled every 2<sup>{J}</sup> px"
         if c.order1 is None:
             self.order1.clear("order 0 only: choose order 1 or 2")
