@@ -5,18 +5,21 @@ share (standard library only at import).
   ``W`` (and every angle-like number of a model option) may be written as a number or as a
   multiple of pi, ``pi/4``, ``3pi/4``, ``2*pi`` (:func:`radians_value`);
 * :func:`check_pixels`: the check of a session's ``user_pixels`` (rows of grey values in
-  [0, 1], not blank).
+  [0, 1], not blank); :func:`checked_source`: the rules tying ``source``, ``user_pixels`` and
+  ``gabor_omega0`` together.
 """
 from __future__ import annotations
 
 import math
 import re
 
-__all__ = ["GABOR_PREFIX", "radians_value", "radians_list", "gabor_option", "check_pixels",
-           "BLANK_LEVEL"]
+__all__ = ["GABOR_PREFIX", "SOURCES", "radians_value", "radians_list", "gabor_option",
+           "check_pixels", "checked_source", "BLANK_LEVEL"]
 
 #: ``--image gabor:omega0=W``: the Gabor probe instead of a file
 GABOR_PREFIX = "gabor:"
+#: where a panel's image comes from: a bundled digit, the user's image, the Gabor probe
+SOURCES = ("digit", "image", "gabor")
 #: an image whose pixels are all below this is blank (= ntkviz.core.deformations.digits.BLANK_LEVEL)
 BLANK_LEVEL = 1e-3
 _PI = re.compile(r"^\s*([0-9]*\.?[0-9]*)\s*\*?\s*(?:pi|π)\s*(?:/\s*([0-9]*\.?[0-9]+))?\s*$")
@@ -80,3 +83,25 @@ def check_pixels(pixels, shape: tuple | None = None, max_side: int = 4096) -> tu
     if max(max(row) for row in pixels) < BLANK_LEVEL:
         raise ValueError(f"user_pixels is blank (all values below {BLANK_LEVEL:g}): nothing to show")
     return h, w
+
+
+def checked_source(params, omega0_range: tuple, shape: tuple | None = None,
+                   max_side: int = 4096) -> None:
+    """Check (and normalise, in the frozen ``params``) ``source``, ``user_pixels`` and
+    ``gabor_omega0``: ``source`` one of :data:`SOURCES`; ``user_pixels`` checked by
+    :func:`check_pixels` and present exactly for ``"image"`` (pixels given with the default
+    ``"digit"`` mean the image: a session of an earlier version); ``gabor_omega0`` in
+    ``omega0_range`` (a float)."""
+    from ntkviz._check import check_choice, check_float
+
+    check_choice("source", params.source, SOURCES)
+    if params.user_pixels is not None:
+        check_pixels(params.user_pixels, shape, max_side)
+        if params.source == "digit":
+            object.__setattr__(params, "source", "image")
+    if params.source == "image" and params.user_pixels is None:
+        raise ValueError("source 'image' needs user_pixels (your image); open one first")
+    if params.source == "gabor" and params.user_pixels is not None:
+        raise ValueError("user_pixels must be empty for the Gabor probe (source 'gabor')")
+    object.__setattr__(params, "gabor_omega0", check_float("gabor_omega0", params.gabor_omega0,
+                                                           omega0_range))

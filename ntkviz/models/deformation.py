@@ -24,7 +24,7 @@ from ntkviz.core.deformations.maps import MAPS, check_maps  # numpy
 from ntkviz.core.deformations.probes import GABOR_ANGLE_DEG, OMEGA0_RANGE  # numpy
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Option, Requires, View, option
-from ntkviz.models._sources import GABOR_PREFIX, check_pixels, gabor_option
+from ntkviz.models._sources import GABOR_PREFIX, SOURCES, checked_source, gabor_option
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
            "LayerSpec", "map_sizes", "CONTEXT_FIELDS", "SOURCES", "GABOR_PREFIX", "EDITOR_J_MAX"]
@@ -39,8 +39,6 @@ _USER_SIDE = 28  # = ntkviz.core.deformations.digits.DIGIT_SIZE (not imported: t
 #: the fields that change the context distances (the digit and the architecture)
 CONTEXT_FIELDS = ("label", "index", "user_pixels", "preset", "layers", "patch_normalization",
                   "even_patch_offsets", "source", "scattering_j", "scattering_l")
-#: where the image x comes from: a bundled digit, the user's image, the Gabor probe
-SOURCES = ("digit", "image", "gabor")
 #: the largest scattering J on the 28×28 image (2^J at most its side)
 EDITOR_J_MAX = int(math.log2(_USER_SIDE))
 #: reference digits per label of the context distances
@@ -167,17 +165,7 @@ class DeformationParams(Deformation):
         check_int("index", self.index, _DIGIT_INDEX_RANGE)
         if not isinstance(self.user_name, str):
             raise ValueError(f"user_name must be a string, got {self.user_name!r}")
-        check_choice("source", self.source, SOURCES)
-        if self.user_pixels is not None:
-            check_pixels(self.user_pixels, (_USER_SIDE, _USER_SIDE))
-            if self.source == "digit":  # a session of an earlier version: its image
-                object.__setattr__(self, "source", "image")
-        if self.source == "image" and self.user_pixels is None:
-            raise ValueError("source 'image' needs user_pixels (your image); open one first")
-        if self.source == "gabor" and self.user_pixels is not None:
-            raise ValueError("user_pixels must be empty for the Gabor probe (source 'gabor')")
-        object.__setattr__(self, "gabor_omega0", check_float("gabor_omega0", self.gabor_omega0,
-                                                             OMEGA0_RANGE))
+        checked_source(self, OMEGA0_RANGE, (_USER_SIDE, _USER_SIDE))
         object.__setattr__(self, "dilation", check_float("dilation", self.dilation,
                                                          limits.DILATION_RANGE))
         if self.scale / (1.0 - self.dilation) > limits.SCALE_RANGE[1]:

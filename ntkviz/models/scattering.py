@@ -30,13 +30,11 @@ from ntkviz._check import check_choice, check_float, check_int
 from ntkviz.core.deformations.probes import GABOR_ANGLE_DEG, OMEGA0_RANGE  # numpy
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Requires, View, option
-from ntkviz.models._sources import GABOR_PREFIX, check_pixels, gabor_option, radians_list
+from ntkviz.models._sources import GABOR_PREFIX, SOURCES, checked_source, gabor_option, radians_list
 
 __all__ = ["ScatteringTabParams", "ScatteringModel", "SOURCES", "PADDINGS", "PROBE_SIDE",
            "dilations", "image_shape", "max_j"]
 
-#: where the image comes from: a bundled digit, the user's image, the Gabor probe
-SOURCES = ("digit", "image", "gabor")
 #: = ntkviz.core.scattering.transform.PADDINGS (not imported: that module loads scipy)
 PADDINGS = ("zero", "reflect", "periodic")
 #: side (px) of the Gabor probe (= ntkviz.jobs._scattering.PROBE_SHAPE)
@@ -141,21 +139,11 @@ class ScatteringTabParams:
                              ("order", (0, 2))):
             check_int(name, getattr(self, name), bounds)
         check_choice("padding", self.padding, PADDINGS)
-        check_choice("source", self.source, SOURCES)
         check_int("label", self.label, limits.DIGIT_LABEL_RANGE)
         check_int("index", self.index, _DIGIT_INDEX_RANGE)
         if not isinstance(self.user_name, str):
             raise ValueError(f"user_name must be a string, got {self.user_name!r}")
-        if self.user_pixels is not None:
-            check_pixels(self.user_pixels, max_side=limits.SCATTERING_IMAGE_MAX)
-            if self.source == "digit":  # the pixels given alone: the image
-                object.__setattr__(self, "source", "image")
-        if self.source == "image" and self.user_pixels is None:
-            raise ValueError("source 'image' needs user_pixels (your image); open one first")
-        if self.source == "gabor" and self.user_pixels is not None:
-            raise ValueError("user_pixels must be empty for the Gabor probe (source 'gabor')")
-        object.__setattr__(self, "gabor_omega0", check_float("gabor_omega0", self.gabor_omega0,
-                                                             OMEGA0_RANGE))
+        checked_source(self, OMEGA0_RANGE, max_side=limits.SCATTERING_IMAGE_MAX)
         self.scattering_params().grid(*image_shape(self))   # J (and padding) fit the image
         check_int("j1", self.j1, (0, limits.SCATTERING_J_RANGE[1] - 2))
         check_int("j2", self.j2, (1, limits.SCATTERING_J_RANGE[1] - 1))

@@ -19,6 +19,7 @@ from ntkviz.core.deformations.probes import OMEGA0_RANGE
 from ntkviz.models.deformation import DEFORMATION_FIELDS
 
 __all__ = ["DigitPicker", "DeformationControls", "ValueControl", "DEFORMATION_CONTROLS",
+           "source_grid", "ask_image_path",
            "qimage_decode"]
 
 #: (field, label, slider minimum, slider maximum, decimals, units, tooltip); the spin box
@@ -168,6 +169,29 @@ def _pixels(qimg: QtGui.QImage, channels: int) -> np.ndarray:
     return buf.reshape(h, stride)[:, :w * channels].reshape(h, w, channels).astype(np.float64)
 
 
+def source_grid(grid: QtWidgets.QGridLayout, label_spin, index_spin, random_button, open_button,
+                probe_button, omega0, caption) -> None:
+    """Lay out an image-source group (the editor's and the Scattering tab's): class and
+    index, Random and Open image…, the Gabor probe and its ω₀, the caption."""
+    grid.addWidget(QtWidgets.QLabel("class"), 0, 0)
+    grid.addWidget(label_spin, 0, 1)
+    grid.addWidget(QtWidgets.QLabel("index"), 0, 2)
+    grid.addWidget(index_spin, 0, 3)
+    grid.addWidget(random_button, 1, 0, 1, 2)
+    grid.addWidget(open_button, 1, 2, 1, 2)
+    grid.addWidget(probe_button, 2, 0, 1, 1)
+    grid.addWidget(omega0, 2, 1, 1, 3)
+    grid.addWidget(caption, 3, 0, 1, 4)
+
+
+def ask_image_path(parent, title: str) -> str:
+    """The image file the user picks ("" if none): images Qt reads, or a ``.npy`` array."""
+    path, _ = QtWidgets.QFileDialog.getOpenFileName(
+        parent, title, "",
+        "Images (*.png *.jpg *.jpeg *.bmp *.pgm *.gif *.tif *.tiff *.npy);;All files (*)")
+    return path
+
+
 class DigitPicker(QtWidgets.QGroupBox):
     """Bundled digit (class, index, random), the user's own image file, or the Gabor probe
     (wave number ω₀)."""
@@ -204,15 +228,8 @@ class DigitPicker(QtWidgets.QGroupBox):
                                    "Nyquist frequency of each axis). " + tip)
         self.source_label = QtWidgets.QLabel()
         self.source_label.setWordWrap(True)
-        g.addWidget(QtWidgets.QLabel("class"), 0, 0)
-        g.addWidget(self.label_spin, 0, 1)
-        g.addWidget(QtWidgets.QLabel("index"), 0, 2)
-        g.addWidget(self.index_spin, 0, 3)
-        g.addWidget(self.random_button, 1, 0, 1, 2)
-        g.addWidget(self.open_button, 1, 2, 1, 2)
-        g.addWidget(self.probe_button, 2, 0, 1, 1)
-        g.addWidget(self.omega0, 2, 1, 1, 3)
-        g.addWidget(self.source_label, 3, 0, 1, 4)
+        source_grid(g, self.label_spin, self.index_spin, self.random_button, self.open_button,
+                    self.probe_button, self.omega0, self.source_label)
         self.label_spin.valueChanged.connect(self._on_spin)
         self.index_spin.valueChanged.connect(self._on_spin)
         self.random_button.clicked.connect(self.pick_random)
@@ -256,9 +273,7 @@ class DigitPicker(QtWidgets.QGroupBox):
         return True
 
     def _on_open_clicked(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open a digit image", "",
-            "Images (*.png *.jpg *.jpeg *.bmp *.pgm *.gif *.tif *.tiff *.npy);;All files (*)")
+        path = ask_image_path(self, "Open a digit image")
         if path:
             self.load(path)
 

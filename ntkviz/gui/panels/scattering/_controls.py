@@ -16,6 +16,7 @@ from PySide6 import QtWidgets
 from ntkviz import limits
 from ntkviz.core.deformations.probes import OMEGA0_RANGE
 from ntkviz.gui.controls import LabeledSlider, combo, int_spin, line_edit
+from ntkviz.gui.panels.deformation._controls import ask_image_path, qimage_decode, source_grid
 from ntkviz.models.scattering import PADDINGS, image_shape, max_j
 
 __all__ = ["ImageSource", "TransformControls", "SecondOrderChoice", "CounterexampleControls"]
@@ -56,15 +57,8 @@ class ImageSource(QtWidgets.QGroupBox):
                                     tooltip="Wave number of the Gabor probe, radians per pixel. " + tip)
         self.caption = QtWidgets.QLabel()
         self.caption.setWordWrap(True)
-        g.addWidget(QtWidgets.QLabel("class"), 0, 0)
-        g.addWidget(self.label_spin, 0, 1)
-        g.addWidget(QtWidgets.QLabel("index"), 0, 2)
-        g.addWidget(self.index_spin, 0, 3)
-        g.addWidget(self.random_button, 1, 0, 1, 2)
-        g.addWidget(self.open_button, 1, 2, 1, 2)
-        g.addWidget(self.probe_button, 2, 0, 1, 1)
-        g.addWidget(self.omega0, 2, 1, 1, 3)
-        g.addWidget(self.caption, 3, 0, 1, 4)
+        source_grid(g, self.label_spin, self.index_spin, self.random_button, self.open_button,
+                    self.probe_button, self.omega0, self.caption)
         self.label_spin.valueChanged.connect(self._on_spin)
         self.index_spin.valueChanged.connect(self._on_spin)
         self.random_button.clicked.connect(self.pick_random)
@@ -96,7 +90,6 @@ class ImageSource(QtWidgets.QGroupBox):
     def load(self, path) -> bool:
         """Load the user's image ``path`` (on failure change nothing, report, return False)."""
         from ntkviz.core.deformations.digits import load_user_image
-        from ntkviz.gui.panels.deformation._controls import qimage_decode
 
         path = Path(path)
         try:
@@ -112,9 +105,7 @@ class ImageSource(QtWidgets.QGroupBox):
         return True
 
     def _on_open_clicked(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open an image", "",
-            "Images (*.png *.jpg *.jpeg *.bmp *.pgm *.gif *.tif *.tiff *.npy);;All files (*)")
+        path = ask_image_path(self, "Open an image")
         if path:
             self.load(path)
 
