@@ -368,7 +368,8 @@ class DeformationModel(ParamModel):
     @classmethod
     def gallery_cases(cls) -> dict[str, dict]:
         """Session states worth looking at: the default, tiny and huge deformations,
-        every term at its range's end, a custom 'SAME'-offset architecture."""
+        every term at its range's end, a custom 'SAME'-offset architecture, the dilated Gabor
+        probe at ω₀ = π/4 and π, two maps only."""
         return {
             "default": {"label": 3, "smooth_amplitude": 1.0},
             "tiny": {"label": 1, "translate_x": 1e-3, "rotation_deg": 1e-3},
@@ -383,4 +384,8 @@ class DeformationModel(ParamModel):
                                     "layers": [[2, 2, "gaussian", "relu", 1.0, None],
                                                [4, 3, "average", "relu", 1.0, None]]},
             "m4_exp": {"preset": "M4", "label": 8, "smooth_amplitude": 2.0},
+            "probe_pi4_dilation": {"source": "gabor", "gabor_omega0": math.pi / 4, "dilation": 0.05},
+            "probe_pi_dilation": {"source": "gabor", "gabor_omega0": math.pi, "dilation": 0.05},
+            "scattering_fourier_only": {"label": 6, "translate_x": 1.0, "scattering_j": 3,
+                                        "maps": ["scattering", "fourier"]},
         }
