@@ -163,15 +163,15 @@ class FrequencyFigure:
             self.legend.addItem(pg.PlotDataItem(pen=pen), name)
         hi = float(f.frequencies[-1]) + step / 2
         self.plot.setRange(xRange=(lo, hi), yRange=(lo, hi), padding=0)
-        for side in ("bottom", "left"):
-            use_angle_axis(self.plot, lo, hi, side)
+        for side in ("bottom", "left"):   # ticks of [−π, π]: the grid stops half a step short of π
+            use_angle_axis(self.plot, -math.pi, math.pi, side)
         self.plot.setTitle(f"{self.TITLE}, {f.grid}×{f.grid} grid")
 
 
 class LittlewoodPaleyFigure:
     """``A(ω)`` along ``ω₂`` (at ``ω₁ = 0``) and along ``ω₁`` (at ``ω₂ = 0``) against ω, the
-    band between the frame bounds ``min A`` and ``max A`` (dashed lines) and the level 1 of
-    a tight frame (dotted); the legend below."""
+    band between the frame bounds ``min A`` and ``max A`` (dashed lines labelled with their
+    values) and the level 1 of a tight frame (dotted); the legend below."""
 
     TITLE = "Littlewood–Paley sum A(ω) on the axes"
 
@@ -190,7 +190,9 @@ class LittlewoodPaleyFigure:
         grid_below(plot)
         self.legend = _with_legend(layout, plot, 2)
         band_pen = pg.mkPen(PALETTE[6], width=1.2, style=QtCore.Qt.PenStyle.DashLine)
-        self.bounds = [pg.InfiniteLine(angle=0, pen=band_pen) for _ in range(2)]
+        self.bounds = [pg.InfiniteLine(angle=0, pen=band_pen, label="", labelOpts={
+            "position": 0.12, "color": "#000000", "anchors": [(0.5, 1.0), (0.5, 1.0)]})
+            for _ in range(2)]
         self.low, self.high = (pg.PlotDataItem(pen=pg.mkPen(None)) for _ in range(2))
         self.band = pg.FillBetweenItem(self.low, self.high, brush=pg.mkBrush(0, 0, 0, 22))
         for item in (self.low, self.high, self.band, *self.bounds):
@@ -203,9 +205,8 @@ class LittlewoodPaleyFigure:
                                                      style=QtCore.Qt.PenStyle.DashLine))
         self.legend.addItem(self.along2, "A(0, ω)")
         self.legend.addItem(self.along1, "A(ω, 0)")
-        self._bounds_sample = pg.PlotDataItem(pen=band_pen)
-        self.legend.addItem(self._bounds_sample, "frame bounds")
-        self.legend.addItem(pg.PlotDataItem(pen=self.tight.pen), "1 (tight frame)")
+        self.legend.addItem(pg.PlotDataItem(pen=band_pen), "frame bounds")
+        self.legend.addItem(pg.PlotDataItem(pen=self.tight.pen), "tight frame")
         empty_note(plot, "computing…")
 
     def draw(self, f) -> None:
@@ -216,11 +217,9 @@ class LittlewoodPaleyFigure:
         ends = [float(w[0]), float(w[-1])]
         self.low.setData(ends, [lo, lo])
         self.high.setData(ends, [hi, hi])
-        for line, value in zip(self.bounds, (lo, hi)):
+        for line, value, name in zip(self.bounds, (lo, hi), ("min A", "max A")):
             line.setValue(value)
-        for sample, label in self.legend.items:
-            if sample.item is self._bounds_sample:
-                label.setText(f"min A = {lo:.3g}, max A = {hi:.4g}")
+            line.label.setFormat(f"{name} = {value:.4g}")
         declare_quantity(self.plot, "A(ω)", levels=(lo, hi, 1.0))
         top = max(1.0, hi)
         self.plot.setRange(xRange=(ends[0], ends[1]), yRange=(0.0, 1.08 * top), padding=0)
@@ -298,13 +297,13 @@ class CounterexampleFigure:
             for i, omega in enumerate(w):
                 color = PALETTE[i % len(PALETTE)]
                 self._curve(s, c.fourier[i], color, True,
-                            f"Fourier ω₀ = {omega_label(omega)}: slope {c.fourier_slopes[i]:.2f}")
+                            f"Fourier {omega_label(omega)}: slope {c.fourier_slopes[i]:.2f}")
             for i, omega in enumerate(w):
                 self._curve(s, c.scattering[i], PALETTE[i % len(PALETTE)], False,
-                            f"scattering ω₀ = {omega_label(omega)}: slope {c.scattering_slopes[i]:.2f}")
+                            f"scattering {omega_label(omega)}: slope {c.scattering_slopes[i]:.2f}")
             self._guide(s, float(c.scattering[0, 0]), s[0], 1.0, PALETTE[6], "slope 1 (∝ s)", top)
             self.plot.getAxis("bottom").setTicks(None)
-            self.plot.setTitle("Dilated Gabor probe: distance against s")
+            self.plot.setTitle("Dilated Gabor probe: distance against s, one colour per ω₀")
         else:
             k = len(s) - 1
             self._curve(w, c.fourier[:, k], PALETTE[1], True,

@@ -3,6 +3,8 @@
 image (orders 0–1, the order-2 grid) and the Fourier-modulus counterexample."""
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
@@ -21,11 +23,25 @@ __all__ = ["QtScatteringPanel", "help_html"]
 FIGURE_MIN = (300, 220)
 
 
+#: room (px) left for the plot area itself beyond what titles, axes, bars and legends need
+PLOT_AREA_MIN = (40, 100)
+
+
 def _figure_widget() -> pg.GraphicsLayoutWidget:
     widget = pg.GraphicsLayoutWidget()
     widget.ci.setContentsMargins(4, 4, 8, 4)
     widget.setMinimumSize(*FIGURE_MIN)
     return widget
+
+
+def fit_minimum(widget: pg.GraphicsLayoutWidget) -> None:
+    """Never smaller than its figure needs (titles, axes, colour bars, legend and a plot area
+    of :data:`PLOT_AREA_MIN`): pyqtgraph would draw a larger scene cut at the view's edges."""
+    need = widget.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
+    width = max(FIGURE_MIN[0], math.ceil(need.width()) + PLOT_AREA_MIN[0])
+    height = max(FIGURE_MIN[1], math.ceil(need.height()) + PLOT_AREA_MIN[1])
+    if (width, height) != (widget.minimumWidth(), widget.minimumHeight()):
+        widget.setMinimumSize(width, height)
 
 
 class QtScatteringPanel(QtPanel):
@@ -84,9 +100,9 @@ class QtScatteringPanel(QtPanel):
         self.pages = QtWidgets.QTabWidget()
         self.pages.addTab(page(w["wavelets"], (w["frequency"], w["littlewood_paley"])), "Filter bank")
         self.pages.addTab(page(w["coefficients"], w["order2"]), "Coefficients")
-        counter = page((w["dilation"], w["omega0"]))
-        counter.widget(0).setStretchFactor(0, 3)
-        counter.widget(0).setStretchFactor(1, 2)
+        counter = page(w["dilation"], w["omega0"])
+        counter.setStretchFactor(0, 4)
+        counter.setStretchFactor(1, 3)
         self.pages.addTab(counter, "Counterexample")
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(scroll)
@@ -142,6 +158,8 @@ class QtScatteringPanel(QtPanel):
             self.order2.plot.setTitle("order 2")
         self.by_s.draw(resp.counterexample)
         self.by_omega0.draw(resp.counterexample)
+        for widget in self.widgets.values():
+            fit_minimum(widget)
 
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
