@@ -284,10 +284,9 @@ class ContextPlot:
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.bars: dict[str, pg.BarGraphItem] = {}
-        self._width = 0.8 / len(categories)
         for j, cat in enumerate(categories):
             color = PALETTE[j]
-            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=self._width * 0.9,
+            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.8 / len(categories) * 0.9,
                                   brush=pg.mkBrush(color), pen=pg.mkPen(color),
                                   name=CONTEXT_LABELS[cat])
             plot.addItem(bar)
@@ -331,21 +330,23 @@ class ContextPlot:
         finite = [row[m] for row in values.values() for m, _ in maps if math.isfinite(row[m])]
         top = max(finite) if finite else 1.0
         infinite = False
-        drawn = []
-        for j, (cat, bar) in enumerate(self.bars.items()):
+        # the categories with a value share each group's width (a lone one is centred)
+        drawn = tuple(cat for cat in self.bars
+                      if any(not math.isnan(values[cat][m]) for m, _ in maps))
+        width = 0.8 / max(len(drawn), 1)
+        for cat, bar in self.bars.items():
             xs, heights = [], []
             for i, (m, _) in enumerate(maps):
-                v = values[cat][m]
+                v = values[cat][m] if cat in drawn else math.nan
                 if math.isnan(v):
                     continue
                 infinite |= math.isinf(v)
-                xs.append(i - 0.4 + (j + 0.5) * self._width)
+                xs.append(i - 0.4 + (drawn.index(cat) + 0.5) * width)
                 heights.append(1.05 * top if math.isinf(v) else v)
-            bar.setOpts(x=np.array(xs, dtype=float), height=np.array(heights, dtype=float))
+            bar.setOpts(x=np.array(xs, dtype=float), height=np.array(heights, dtype=float),
+                        width=0.9 * width)
             bar.setVisible(bool(xs))
-            if xs:
-                drawn.append(cat)
-        self._set_legend(tuple(drawn))
+        self._set_legend(drawn)
         notes = [f"{label} not drawn: {reasons[m]}" for m, label, name in CONTEXT_MAPS
                  if m in reasons and m not in dict(maps) and (shown is None or name in shown)]
         if infinite:

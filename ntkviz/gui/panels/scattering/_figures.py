@@ -91,6 +91,7 @@ class MosaicPlot:
         rows named ``rows`` and the columns ``cols`` at the tiles' centres."""
         h, w = tile
         self.image.setImage(np.asarray(image), autoLevels=False)
+        self.bar.setVisible(True)
         self.bar.setLevels(tuple(float(v) for v in levels))
         self.plot.getAxis("left").setTicks([[(r * (h + gap) + h / 2, t) for r, t in enumerate(rows)]])
         self.plot.getAxis("bottom").setTicks([[(c * (w + gap) + w / 2, t) for c, t in enumerate(cols)]])
@@ -99,8 +100,9 @@ class MosaicPlot:
         self.plot.setTitle(title)
 
     def clear(self, note: str) -> None:
-        """No image, and ``note`` in the middle."""
+        """No image, no colour bar (no levels to show), and ``note`` in the middle."""
         self.image.clear()
+        self.bar.setVisible(False)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.getAxis("bottom").setTicks([[]])
         self.note.set_text(note)

@@ -144,8 +144,8 @@ class QtScatteringPanel(QtPanel):
             self.order1.plot.setTitle("order 1")
         else:
             self.order1.draw(c.order1, c.order1_levels, tile, 1, [f"j = {j}" for j in range(J)], thetas,
-                             f"order 1: |x⋆ψ<sub>j,θ</sub>|⋆φ<sub>J</sub>, {sampled} "
-                             f"({resp.caption})")
+                             f"order 1: |x⋆ψ<sub>j,θ</sub>|⋆φ<sub>J</sub>, {sampled}<br>"
+                             f"{resp.caption}")
         pair = (params.j1, params.j2)
         if pair in c.order2:
             self.order2.draw(c.order2[pair], c.order2_levels, tile, 1, thetas, thetas,
