@@ -94,6 +94,11 @@ def test_the_gabor_probe_and_the_dilation(qtbot, panel):
     assert tuple(panel.bars["original"].levels()) == (-1.0, 1.0)
     assert "Gabor probe" in panel.context_plot.titleLabel.text
     assert panel.context_result() is None and not panel.context_progress.isVisible()
+    # the one category with a value (this deformation) is centred on each map's group
+    bar = panel.context.bars["deformation"]
+    groups = len(panel.context_plot.getAxis("bottom")._tickLevels[0])
+    np.testing.assert_allclose(bar.opts["x"], np.arange(groups), rtol=0, atol=1e-12)
+    assert all(not panel.context.bars[c].isVisible() for c in panel.context.bars if c != "deformation")
     # a larger omega0: the Fourier-modulus distance grows, the scattering one hardly
     first = (panel.response.fourier_distance, panel.response.scattering_distance)
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
