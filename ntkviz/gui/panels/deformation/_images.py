@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, empty_note, style_legend,
                                    use_tick_style)
@@ -277,6 +277,10 @@ class ContextPlot:
         plot.setTitle(self.TITLE)
         plot.setLabel("left", "relative distance")
         plot.getAxis("left").enableAutoSIPrefix(False)
+        # room for the map names' full line height (descenders too) before the first paint
+        bottom = plot.getAxis("bottom")
+        bottom.setStyle(autoExpandTextSpace=False,
+                        tickTextHeight=QtGui.QFontMetrics(bottom.style["tickFont"] or bottom.font()).height() + 2)
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
