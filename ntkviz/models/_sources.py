@@ -6,7 +6,7 @@ share (standard library only at import).
   multiple of pi, ``pi/4``, ``3pi/4``, ``2*pi`` (:func:`radians_value`);
 * :func:`check_pixels`: the check of a session's ``user_pixels`` (rows of grey values in
   [0, 1], not blank); :func:`checked_source`: the rules tying ``source``, ``user_pixels`` and
-  ``gabor_omega0`` together.
+  ``gabor_omega0`` together; :func:`gabor_caption`: the probe's one-line description.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import math
 import re
 
 __all__ = ["GABOR_PREFIX", "SOURCES", "radians_value", "radians_list", "gabor_option",
-           "check_pixels", "checked_source", "BLANK_LEVEL"]
+           "check_pixels", "checked_source", "gabor_caption", "BLANK_LEVEL"]
 
 #: ``--image gabor:omega0=W``: the Gabor probe instead of a file
 GABOR_PREFIX = "gabor:"
@@ -61,6 +61,13 @@ def gabor_option(flag: str, text: str) -> float:
                          f"radians per pixel (e.g. {GABOR_PREFIX}omega0=pi/2), got "
                          f"{GABOR_PREFIX}{text!r}")
     return radians_value(f"{flag} {GABOR_PREFIX}omega0", value.strip())
+
+
+def gabor_caption(omega0: float, side: int, angle_deg: float) -> str:
+    """The Gabor probe ``x(u) = cos(ω₀ ⟨e, u − c⟩) exp(−|u − c|²/(2σ²))`` on a ``side × side``
+    grid (``c`` its centre, ``σ = side/8``, wave vector ``e`` at ``angle_deg``), in one line."""
+    return (f"Gabor probe ω₀ = {omega0:.4g} rad/px ({side}×{side} px, σ = {side / 8:g} px, "
+            f"at {angle_deg:g}°)")
 
 
 def check_pixels(pixels, shape: tuple | None = None, max_side: int = 4096) -> tuple[int, int]:

@@ -24,7 +24,7 @@ from ntkviz.core.deformations.maps import MAPS, check_maps  # numpy
 from ntkviz.core.deformations.probes import GABOR_ANGLE_DEG, OMEGA0_RANGE  # numpy
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Option, Requires, View, option
-from ntkviz.models._sources import GABOR_PREFIX, SOURCES, checked_source, gabor_option
+from ntkviz.models._sources import GABOR_PREFIX, SOURCES, checked_source, gabor_caption, gabor_option
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
            "LayerSpec", "map_sizes", "CONTEXT_FIELDS", "SOURCES", "GABOR_PREFIX", "EDITOR_J_MAX"]
@@ -234,8 +234,7 @@ class DeformationParams(Deformation):
         if self.source == "image":
             return f"{self.user_name or 'your image'} (class unknown)"
         if self.source == "gabor":
-            return (f"Gabor probe: ω₀ = {self.gabor_omega0:.4g} rad/px, σ = {_USER_SIDE / 8:g} px, "
-                    f"wave vector at {GABOR_ANGLE_DEG:g}°")
+            return gabor_caption(self.gabor_omega0, _USER_SIDE, GABOR_ANGLE_DEG)
         return f"MNIST digit: class {self.label}, #{self.index} of the bundled subset"
 
     def digit(self):

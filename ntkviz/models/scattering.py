@@ -30,7 +30,8 @@ from ntkviz._check import check_choice, check_float, check_int
 from ntkviz.core.deformations.probes import GABOR_ANGLE_DEG, OMEGA0_RANGE  # numpy
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Requires, View, option
-from ntkviz.models._sources import GABOR_PREFIX, SOURCES, checked_source, gabor_option, radians_list
+from ntkviz.models._sources import (GABOR_PREFIX, SOURCES, checked_source, gabor_caption,
+                                    gabor_option, radians_list)
 
 __all__ = ["ScatteringTabParams", "ScatteringModel", "SOURCES", "PADDINGS", "PROBE_SIDE",
            "dilations", "image_shape", "max_j"]
@@ -180,8 +181,7 @@ class ScatteringTabParams:
             h, w = image_shape(self)
             return f"{self.user_name or 'your image'} ({w}×{h} px)"
         if self.source == "gabor":
-            return (f"Gabor probe ω₀ = {self.gabor_omega0:.4g} rad/px ({PROBE_SIDE} px, σ = "
-                    f"{PROBE_SIDE / 8:g} px, at {GABOR_ANGLE_DEG:g}°)")
+            return gabor_caption(self.gabor_omega0, PROBE_SIDE, GABOR_ANGLE_DEG)
         return f"MNIST digit {self.label}, #{self.index}"
 
     def image(self):

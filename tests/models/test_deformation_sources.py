@@ -21,7 +21,7 @@ def test_the_gabor_probe_is_a_source_without_context():
     assert DeformationModel.build_context_request(params) is None
     model = DeformationModel(params)
     assert model.context_request() is None
-    assert "Gabor probe: ω₀ = 2.5 rad/px" in params.caption()
+    assert "Gabor probe ω₀ = 2.5 rad/px (28×28 px, σ = 3.5 px" in params.caption()
 
 
 def test_sources_are_consistent():

@@ -279,8 +279,8 @@ class ContextPlot:
         plot.getAxis("left").enableAutoSIPrefix(False)
         # room for the map names' full line height (descenders too) before the first paint
         bottom = plot.getAxis("bottom")
-        bottom.setStyle(autoExpandTextSpace=False,
-                        tickTextHeight=QtGui.QFontMetrics(bottom.style["tickFont"] or bottom.font()).height() + 2)
+        font = bottom.style["tickFont"] or bottom.font()
+        bottom.setStyle(autoExpandTextSpace=False, tickTextHeight=QtGui.QFontMetrics(font).height() + 2)
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
