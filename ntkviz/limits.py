@@ -67,6 +67,9 @@ INFIMNIST_ALPHA_RANGE = (-1e3, 1e3)
 #: d = 1e-7 the noise is ~1 % of the value
 NTK_RESOLUTION = 1e-4
 CKN_RESOLUTION = 1e-7
+#: relative distances of explicit features (scattering, Fourier modulus, pixels) below this are
+#: rounding noise of float64 FFTs (e.g. the Fourier modulus of a circular shift, exactly invariant)
+FEATURE_RESOLUTION = 1e-12
 
 # --------------------------------------------------------------- stability sweep
 FAMILIES = ("smooth", "translation", "rotation", "infimnist")  # deformation families of the sweep
@@ -78,6 +81,7 @@ MAPS = ("ckn", "ntk", "scattering", "fourier", "pixels")  # representations comp
 DEFAULT_MAPS = ("ckn", "ntk", "pixels")
 SCATTERING_J_RANGE = (1, 8)  # scattering scale 2^J (and 2^J <= the image side)
 SCATTERING_L_RANGE = (1, 16)  # scattering orientations
+SCATTERING_IMAGE_MAX = 128  # side (px) of a Scattering-tab image (larger ones are area-averaged to it)
 SWEEP_SEEDS_RANGE = (1, 1000)  # deformations per digit
 BUNDLED_PER_CLASS = 100  # bundled MNIST digits per label (1000 in all)
 REFERENCES_RANGE = (1, BUNDLED_PER_CLASS)  # reference digits per label (stability levels, context)

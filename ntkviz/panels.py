@@ -85,6 +85,8 @@ PANELS: tuple[PanelSpec, ...] = (
               "ntkviz.gui.panels.classification:QtClassificationPanel"),
     PanelSpec("learning", "Generalisation", "ntkviz.models.learning:LearningModel",
               "ntkviz.gui.panels.learning:QtLearningPanel"),
+    PanelSpec("scattering", "Scattering", "ntkviz.models.scattering:ScatteringModel",
+              "ntkviz.gui.panels.scattering:QtScatteringPanel"),
 )
 
 

@@ -29,7 +29,7 @@ def test_every_tab_is_declared_once_with_its_model():
     from ntkviz.models import ParamModel
 
     assert panels.keys() == ["kernel", "spectrum", "deformation", "stability", "training",
-                             "classification", "learning"]
+                             "classification", "learning", "scattering"]
     names = [n for s in panels.specs() for n in s.names]
     assert len(names) == len(set(names))
     for spec in panels.specs():

@@ -1,8 +1,10 @@
 """Benchmarks of the deformation editor and the stability view.
 
 * one editor update (DeformRequest with cached reference norms: warp, norms of
-  the deformed digit, one cross kernel) on M1 -- the slider-to-read-out compute
-  latency; and the same through the model (DeformationModel.build_request: the
+  the deformed digit, one cross kernel, and the explicit maps' read-outs) on M1 -- the
+  slider-to-read-out compute latency; its pictures alone (warp, the pixel, scattering and
+  Fourier-modulus read-outs: what is drawn before the kernel distances); and the same through
+  the model (DeformationModel.build_request: the
   digit, the architecture and the request built from the parameters, the
   digit's norms from the core's cache), as the panel does per change;
 * a scripted drag in the real panel, offscreen: 100 slider positions fed at
@@ -47,6 +49,25 @@ def _request_latency(repeats: int) -> Result:
 
     return Result("deform: one editor update (M1, warp + norms + cross kernel)",
                   median_time(one, repeats), target=0.05)
+
+
+def _pictures_latency(repeats: int) -> Result:
+    from ntkviz.core.conv.architecture import PRESETS
+    from ntkviz.core.deformations.deform import Deformation
+    from ntkviz.core.deformations.digits import digit_image
+    from ntkviz.jobs import DeformRequest
+
+    x = digit_image(3, 0)
+    arch = PRESETS["M1"]
+    DeformRequest(x, Deformation(translate_x=0.05), arch).images()   # features of x kept
+    counter = iter(np.linspace(0.1, 3.0, 10 * (repeats + 2)))
+
+    def one():
+        DeformRequest(x, Deformation(translate_x=next(counter), rotation_deg=3.0), arch).images()
+
+    return Result("deform: pictures + pixel, scattering, Fourier read-outs (no kernel)",
+                  median_time(one, max(repeats, 30)), target=0.01,
+                  note="warp, S_J (J=2, L=8, order 2) and |x^| of L_tau x")
 
 
 def _model_update(repeats: int) -> Result:
@@ -149,7 +170,7 @@ def _default_sets(repeats: int) -> Result:
 
 
 def run(repeats: int) -> list[Result]:
-    results = [_request_latency(repeats), _model_update(repeats)]
+    results = [_request_latency(repeats), _pictures_latency(repeats), _model_update(repeats)]
     results += _scripted_drag(min(repeats, 3))
     results.append(_default_sweep(repeats))
     results.append(_default_sets(repeats))

@@ -15,7 +15,7 @@ import math
 
 from ntkviz._text import superscript
 
-__all__ = ["power_of_ten", "log_tick_strings", "linear_tick_strings", "angle_ticks",
+__all__ = ["power_of_ten", "log_tick_strings", "linear_tick_strings", "angle_ticks", "pi_text",
            "THIN_SPACE", "PLAIN_RANGE"]
 
 #: separator of digit groups in large plain numbers (U+2009 THIN SPACE)
@@ -112,6 +112,11 @@ def _pi_text(numerator: int, denominator: int) -> str:
     sign = "−" if num < 0 else ""
     coef = "" if abs(num) == 1 else str(abs(num))
     return f"{sign}{coef}π" + (f"/{den}" if den != 1 else "")
+
+
+def pi_text(numerator: int, denominator: int) -> str:
+    """An angle ``numerator·π/denominator`` as an angle axis reads it (lowest terms)."""
+    return _pi_text(numerator, denominator)
 
 
 def angle_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:

@@ -23,6 +23,9 @@ Deformations and stability
     ``StabilityRequest`` (-> the core's ``SweepResult``); the editor's tables
     ``CONTEXT_CATEGORIES``, ``context_table``, ``deform_csv_table``;
     ``StabilitySetsRequest`` -> ``SetsResult`` (one digit against four sets, Fig. 1).
+The scattering transform (the Scattering tab)
+    ``ScatteringViewRequest`` -> ``ScatteringViewResponse`` (filter bank, coefficients of one
+    image, the Fourier-modulus counterexample; module ``_scattering``).
 Lazy training
     ``TrainRequest`` -> ``TrainResponse``; ``LazySweepRequest`` -> ``LazySweepResponse``
     (sweeps over the output scale α and the width).
@@ -58,6 +61,7 @@ _API_BY_MODULE = {
     "_deform": ("DeformRequest", "DeformResponse", "ContextRequest", "ContextResult",
                 "StabilityRequest", "CONTEXT_CATEGORIES", "context_table", "deform_csv_table"),
     "_stability_sets": ("StabilitySetsRequest", "SetsResult"),
+    "_scattering": ("ScatteringViewRequest", "ScatteringViewResponse"),
     "_training": ("TrainRequest", "TrainResponse"),
     "_lazy_sweep": ("LazySweepRequest", "LazySweepResponse"),
     "_classify": ("ClassifyRequest", "ClassifyResponse"),

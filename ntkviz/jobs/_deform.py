@@ -8,12 +8,16 @@ Three frozen requests, each a complete snapshot of what a computation needs:
   per-layer norms come from the core's cache (:func:`ntkviz.core.conv.gram.image_norms`),
   so a slider move costs one norms pass of the deformed digit plus one cross
   kernel. Its :meth:`DeformRequest.images` (-> :class:`DeformImages`) is the part
-  without a kernel: the pictures and the pixel read-outs, drawn while the kernel
-  distances are computed.
+  without a kernel: the pictures and the read-outs of the explicit maps (pixels, the
+  scattering transform and the Fourier modulus of
+  :mod:`ntkviz.core.deformations.maps`; the features of the undeformed image are kept
+  per image and scattering parameters), drawn while the kernel distances are computed.
+  The image may be the Gabor probe (:mod:`ntkviz.core.deformations.probes`), whose
+  deformation is then sampled exactly instead of warped bilinearly.
 * :class:`ContextRequest` -> :class:`ContextResult` (``iterate()`` yields
   :class:`~ntkviz.jobs.Progress` items): distances from the digit to the nearest and
   to the mean of same-label and other-label bundled digits (the "is this further than
-  another 5?" yardstick). Results are cached per (digit, architecture, reference set),
+  another 5?" yardstick), for every map. Results are cached per (digit, architecture, reference set),
   in memory and, given a ``cache_dir``, on disk.
 * :class:`StabilityRequest` -> ``SweepResult`` (``iterate()`` yields progress items
   with the partial results of :func:`ntkviz.core.deformations.stability.stability_sweep`
@@ -45,7 +49,8 @@ from ntkviz.core.conv.gram import image_norms, rel_distances
 from ntkviz.core.deformations import deform as core_deform
 from ntkviz.core.deformations.deform import Deformation, deform_image, jacobian_sup_norm, tau_sup_norm
 from ntkviz.core.deformations.digits import DIGIT_SIZE, load_digits
-from ntkviz.core.deformations.maps import DEFAULT_MAPS, check_maps
+from ntkviz.core.deformations.maps import DEFAULT_MAPS, _map_features, check_maps, relative_distances
+from ntkviz.core.deformations.probes import OMEGA0_RANGE, deform_gabor, gabor_image
 from ntkviz.dataset._names import check_family_amplitude
 from ntkviz.jobs._run import Progress, run_to_end
 
@@ -73,6 +78,55 @@ def _pixel_distance(x: np.ndarray, y: np.ndarray) -> float:
     return 0.0 if d == 0 else float("inf")
 
 
+#: the explicit maps the editor reads out beside the pixels (their features need no kernel)
+EXPLICIT_MAPS = ("scattering", "fourier")
+_FEATURES_LOCK = threading.Lock()
+_FEATURES: dict = {}          # (map, digest, shape, scattering params) -> features (1, D)
+_FEATURES_MAX = 32
+
+
+def _scattering_params(params, shape: tuple, name: str = "scattering"):
+    """``params`` (None: the default J = 2, L = 8, order 2, zero padding) checked to be
+    :class:`~ntkviz.core.scattering.transform.ScatteringParams` that fit an image of ``shape``."""
+    from ntkviz.core.scattering.transform import ScatteringParams
+
+    params = ScatteringParams() if params is None else params
+    if not isinstance(params, ScatteringParams):
+        raise ValueError(f"{name} must be ScatteringParams, got {type(params).__name__}")
+    params.grid(*shape[:2])
+    return params
+
+
+def _stack(images: np.ndarray) -> np.ndarray:
+    """A checked float64 stack (N, H, W) or (N, H, W, C) as the maps' (N, H, W, C)."""
+    return images if images.ndim == 4 else images[..., None]
+
+
+def _features(name: str, image: np.ndarray, scattering) -> np.ndarray:
+    """Features ``(1, D)`` of one checked image under an explicit map, kept per image (the
+    undeformed digit: computed once, not at every slider move)."""
+    key = (name, _digest(image), image.shape, scattering if name == "scattering" else None)
+    with _FEATURES_LOCK:
+        hit = _FEATURES.get(key)
+    if hit is None:
+        hit = _map_features(name, _stack(image[None]), scattering)
+        hit.setflags(write=False)
+        with _FEATURES_LOCK:
+            if len(_FEATURES) >= _FEATURES_MAX:
+                _FEATURES.pop(next(iter(_FEATURES)))
+            _FEATURES[key] = hit
+    return hit
+
+
+def _explicit_distances(x: np.ndarray, ys: np.ndarray, scattering) -> dict:
+    """``{map: relative distances (N,)}`` from ``x`` to the stack ``ys`` for the explicit maps,
+    the features of ``x`` from the cache (as :func:`~ntkviz.core.deformations.maps.map_distances`)."""
+    stack = _stack(ys)
+    return {name: relative_distances(_features(name, x, scattering),
+                                     _map_features(name, stack, scattering))
+            for name in EXPLICIT_MAPS}
+
+
 # --------------------------------------------------------------------------- editor
 
 
@@ -90,10 +144,15 @@ class DeformImages:
         ``||tau||_inf`` (px) and ``||grad tau||_inf`` (dimensionless).
     pixel_distance : float
         ``||L_tau x - x|| / ||x||``.
+    scattering_distance, fourier_distance : float
+        The same relative distance between the scattering coefficients ``S_J`` (parameters
+        ``scattering``) and between the Fourier moduli ``|x_hat|`` of ``x`` and ``L_tau x``.
     identical : bool
         ``L_tau x == x`` exactly; every distance is then exactly 0.
     deformation : Deformation
         The (validated) deformation shown.
+    scattering : ScatteringParams
+        Of the scattering distance.
     """
 
     original: np.ndarray
@@ -103,8 +162,11 @@ class DeformImages:
     tau_sup: float
     jacobian_sup: float
     pixel_distance: float
+    scattering_distance: float
+    fourier_distance: float
     identical: bool
     deformation: object
+    scattering: object
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,6 +217,13 @@ class DeformRequest:
     reference_norms : ImageNorms or None
         :func:`ntkviz.core.conv.gram.image_norms` of ``image`` under ``architecture``;
         looked up (core cache) if None, and returned in the response.
+    scattering : ScatteringParams or None
+        Of the scattering read-out (None: J = 2, L = 8, order 2, zero padding); ``2^J`` at
+        most the image's side.
+    probe_omega0 : float or None
+        The image is the Gabor probe :func:`~ntkviz.core.deformations.probes.gabor_image`
+        of ``image``'s shape and wave number ``omega0`` (radians per px; ``image`` is
+        replaced by it), deformed by exact sampling; None: ``image`` is warped bilinearly.
     """
 
     heavy: ClassVar[bool] = False
@@ -165,28 +234,54 @@ class DeformRequest:
     architecture: Architecture
     label: int | None = None
     reference_norms: object = field(default=None, repr=False)
+    scattering: object = None
+    probe_omega0: float | None = None
+    _pictures: list = field(default_factory=list, init=False, repr=False, compare=False)
+    _lock: object = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
+        image = validate_image(self.image, "image")
+        if self.probe_omega0 is not None:
+            omega0 = check_float("probe_omega0", self.probe_omega0, OMEGA0_RANGE)
+            if image.ndim != 2:
+                raise ValueError(f"image of the Gabor probe must have shape (H, W), got {image.shape}")
+            object.__setattr__(self, "probe_omega0", omega0)
+            image = gabor_image(image.shape, omega0)
+        object.__setattr__(self, "image", _readonly(image))
         if self.label is not None:
             object.__setattr__(self, "label", check_int("label", self.label, limits.DIGIT_LABEL_RANGE))
         if not isinstance(self.deformation, Deformation):
             raise ValueError(f"deformation must be a Deformation, got {type(self.deformation).__name__}")
         check_architecture(self.architecture, "architecture")
+        object.__setattr__(self, "scattering", _scattering_params(self.scattering, image.shape))
 
     def images(self) -> DeformImages:
-        """The deformed digit, its displacement field and the pixel read-outs: everything
-        of the response but the kernel distances."""
+        """The deformed digit, its displacement field and the read-outs of the explicit maps
+        (pixels, scattering, Fourier modulus): everything of the response but the kernel
+        distances. Computed once per request (the pictures' job and the kernel job share it)."""
+        with self._lock:
+            if not self._pictures:
+                self._pictures.append(self._compute_images())
+            return self._pictures[0]
+
+    def _compute_images(self) -> DeformImages:
         x = self.image
         # the image was checked in __post_init__ and the deformation checks itself: no re-check
-        deformed, tau = deform_image(x, self.deformation, check_input=False)
+        if self.probe_omega0 is None:
+            deformed, tau = deform_image(x, self.deformation, check_input=False)
+        else:
+            deformed, tau = deform_gabor(self.deformation, x.shape, self.probe_omega0)
         deformed = np.ascontiguousarray(deformed, dtype=np.float64)
         tau = np.asarray(tau)
+        identical = bool(np.array_equal(deformed, x))
+        explicit = {name: 0.0 for name in EXPLICIT_MAPS} if identical else \
+            {name: float(d[0]) for name, d in _explicit_distances(x, deformed[None], self.scattering).items()}
         return DeformImages(
             original=x, deformed=deformed, difference=deformed - x, tau=tau,
             tau_sup=float(tau_sup_norm(tau)), jacobian_sup=float(jacobian_sup_norm(tau)),
             pixel_distance=_pixel_distance(x, deformed),
-            identical=bool(np.array_equal(deformed, x)), deformation=self.deformation)
+            scattering_distance=explicit["scattering"], fourier_distance=explicit["fourier"],
+            identical=identical, deformation=self.deformation, scattering=self.scattering)
 
     def __call__(self) -> DeformResponse:
         x = self.image
@@ -222,12 +317,15 @@ CONTEXT_CATEGORIES = ("deformation", "nearest_same", "mean_same", "nearest_other
 
 
 def context_table(response: "DeformResponse | None", context: "ContextResult | None") -> dict:
-    """``{category: {map: value}}`` for :data:`CONTEXT_CATEGORIES` and maps ckn, ntk,
-    pixel: the deformation's own distances and the context levels (NaN = unknown)."""
+    """``{category: {map: value}}`` for :data:`CONTEXT_CATEGORIES` and the maps of
+    :attr:`ContextResult.MAPS`: the deformation's own distances and the context levels
+    (NaN = unknown)."""
     maps = ContextResult.MAPS
     values = {cat: {m: float("nan") for m in maps} for cat in CONTEXT_CATEGORIES}
     if response is not None:
         values["deformation"] = {"ckn": response.ckn_distance, "ntk": response.ntk_distance,
+                                 "scattering": response.scattering_distance,
+                                 "fourier": response.fourier_distance,
                                  "pixel": response.pixel_distance}
     if context is not None:
         for cat in CONTEXT_CATEGORIES[1:]:
@@ -236,16 +334,19 @@ def context_table(response: "DeformResponse | None", context: "ContextResult | N
     return values
 
 
-def deform_csv_table(view: str, response: "DeformResponse", context: "ContextResult | None" = None
-                     ) -> tuple[list[str], list[list]]:
+def deform_csv_table(view: str, response: "DeformResponse", context: "ContextResult | None" = None,
+                     maps=None) -> tuple[list[str], list[list]]:
     """``(header, rows)`` of an editor view: images one row per pixel (``row, col, value``),
     ``displacement`` as ``row, col, tau_down_px, tau_right_px``, ``context`` as
     ``category, map, relative_distance`` (``inf`` from an all-zero digit; rows that do not
     exist are left out: same-label rows for a digit of unknown class, NTK rows for an
-    architecture without NTK)."""
+    architecture without NTK, the levels of the Gabor probe). ``maps``: the names of
+    :data:`ntkviz.core.deformations.maps.MAPS` whose context rows are written (default all;
+    ``pixels`` is the rows' ``pixel``)."""
     if view == "context":
+        keep = None if maps is None else {"pixel" if m == "pixels" else m for m in check_maps(maps)}
         rows = [[cat, m, v] for cat, row in context_table(response, context).items()
-                for m, v in row.items() if not math.isnan(v)]
+                for m, v in row.items() if not math.isnan(v) and (keep is None or m in keep)]
         return ["category", "map", "relative_distance"], rows
     h, w = response.original.shape[:2]
     r, c = (a.ravel().tolist() for a in np.mgrid[0:h, 0:w])
@@ -264,7 +365,8 @@ def deform_csv_table(view: str, response: "DeformResponse", context: "ContextRes
 class ContextResult:
     """Distances from one digit to bundled digits (relative to ``||Phi(x)||``).
 
-    For each feature map ``m`` in ("ckn", "ntk", "pixel") the dict
+    For each feature map ``m`` in :attr:`MAPS` (the CKN, the NTK, the scattering
+    transform, the Fourier modulus and the pixels) the dict
     ``levels[m]`` holds ``nearest_same``, ``mean_same``, ``nearest_other``,
     ``mean_other`` (NaN when there is no label or the map is unavailable; ``inf``
     from an all-zero digit).
@@ -278,12 +380,13 @@ class ContextResult:
     levels: dict
 
     LEVELS = ("nearest_same", "mean_same", "nearest_other", "mean_other")
-    MAPS = ("ckn", "ntk", "pixel")
+    MAPS = ("ckn", "ntk", "scattering", "fourier", "pixel")
 
 
 _CACHE_LOCK = threading.Lock()
-_CONTEXT_CACHE: dict = {}     # (digest, label, arch, per_class) -> ContextResult
+_CONTEXT_CACHE: dict = {}     # (digest, label, arch, per_class, scattering) -> ContextResult
 _CACHE_MAX = 64
+_REFERENCE_FEATURES: dict = {}  # (map, per_class, scattering) -> features of the reference digits
 
 
 def _digest(image: np.ndarray) -> str:
@@ -314,17 +417,20 @@ class ContextRequest:
         bundled subset (deterministic).
     reference_norms : ImageNorms or None
         Cached norms of ``image``.
+    scattering : ScatteringParams or None
+        Of the scattering map (None: J = 2, L = 8, order 2, zero padding).
 
     cache_dir : str or None
         A folder for the results on disk (one small JSON file each, named by a hash of
-        the digit, its label, the architecture, ``per_class``, the ntkviz version and
-        the conv engine's sources): a result computed once is read back in later
-        sessions. None: memory only.
+        the digit, its label, the architecture, ``per_class``, the scattering parameters,
+        the ntkviz version and the conv engine's sources): a result computed once is read
+        back in later sessions. None: memory only.
 
     Calling the request returns the :class:`ContextResult`; :meth:`iterate` yields
     :class:`~ntkviz.jobs.Progress` items (cancellable between yields) and returns the
-    result. Results and the reference digits' norms are cached per architecture, so a
-    second call returns at once.
+    result. Results, the reference digits' norms (per architecture) and their scattering
+    and Fourier features (per scattering parameters) are cached, so a second call returns
+    at once.
     """
 
     heavy: ClassVar[bool] = False
@@ -336,6 +442,7 @@ class ContextRequest:
     per_class: int = 30
     reference_norms: object = field(default=None, repr=False)
     cache_dir: str | None = None
+    scattering: object = None
 
     def __post_init__(self):
         object.__setattr__(self, "image", _readonly(validate_image(self.image, "image")))
@@ -344,10 +451,11 @@ class ContextRequest:
         object.__setattr__(self, "per_class", check_int("per_class", self.per_class,
                                                         limits.REFERENCES_RANGE))
         check_architecture(self.architecture, "architecture")
+        object.__setattr__(self, "scattering", _scattering_params(self.scattering, self.image.shape))
 
     @property
     def cache_key(self) -> tuple:
-        return (_digest(self.image), self.label, self.architecture, self.per_class)
+        return (_digest(self.image), self.label, self.architecture, self.per_class, self.scattering)
 
     def cached(self) -> ContextResult | None:
         """The cached result (memory, then the ``cache_dir`` on disk), or None."""
@@ -368,8 +476,10 @@ class ContextRequest:
         from ntkviz.core.conv.architecture import architecture_to_dict
         from ntkviz.dataset._gram import engine_fingerprint
 
+        sp = self.scattering
         key = json.dumps([_digest(self.image), self.label, architecture_to_dict(self.architecture),
-                          self.per_class, __version__, engine_fingerprint()], sort_keys=True)
+                          self.per_class, [sp.J, sp.L, sp.order, sp.padding], __version__,
+                          engine_fingerprint()], sort_keys=True)
         return Path(self.cache_dir) / f"context-{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
 
     def _remember(self, result: ContextResult) -> None:
@@ -391,7 +501,8 @@ class ContextRequest:
         x = self.image
         refs, ref_labels = _reference_digits(self.per_class)
         n = len(refs)
-        steps = 2 * n + 1
+        blocks = _blocks_of(n, 25)
+        steps = 2 * n + 1 + len(blocks)
         done = 0
         norms_x = (self.reference_norms if self.reference_norms is not None
                    else image_norms(x, arch, check_input=False))
@@ -402,10 +513,30 @@ class ContextRequest:
             done += 1
             if i % 10 == 9:
                 yield Progress(done / steps, "reference norms")
-        done = n + 1
+        # the explicit maps' features of the references: per scattering parameters, in blocks
+        key = (self.per_class, self.scattering)
+        with _CACHE_LOCK:
+            features = _REFERENCE_FEATURES.get(key)
+        if features is None:
+            parts = {m: [] for m in EXPLICIT_MAPS}
+            for block in blocks:
+                for m in EXPLICIT_MAPS:
+                    parts[m].append(_map_features(m, _stack(refs[block]), self.scattering))
+                done += 1
+                yield Progress(done / steps, "scattering and Fourier features")
+            features = {m: np.concatenate(parts[m]) for m in EXPLICIT_MAPS}
+            with _CACHE_LOCK:
+                if len(_REFERENCE_FEATURES) >= 8:
+                    _REFERENCE_FEATURES.pop(next(iter(_REFERENCE_FEATURES)))
+                _REFERENCE_FEATURES[key] = features
+        done = n + 1 + len(blocks)
         dist = {m: np.full(n, np.nan) for m in ContextResult.MAPS}
+        for m in EXPLICIT_MAPS:
+            dist[m] = relative_distances(_features(m, x, self.scattering), features[m])
         for i in range(n):
             if np.array_equal(refs[i], x):
+                for m in EXPLICIT_MAPS:
+                    dist[m][i] = np.nan
                 continue  # the digit itself
             dist["ckn"][i], dist["ntk"][i] = rel_distances(norms_x, ref_norms[i], arch)
             dist["pixel"][i] = _pixel_distance(x, refs[i])
@@ -428,6 +559,11 @@ class ContextRequest:
         if self.cache_dir is not None:
             _write_context(self._file(), result)
         return result
+
+
+def _blocks_of(n: int, size: int) -> list[slice]:
+    """``range(n)`` cut into slices of ``size`` items (the last may be shorter)."""
+    return [slice(a, min(a + size, n)) for a in range(0, n, size)]
 
 
 def _write_context(path, result: ContextResult) -> None:

@@ -1,10 +1,11 @@
 """Parameters of the deformation editor (Qt-free).
 
-The editor deforms one digit ``x`` (a bundled MNIST digit, or the user's own
-image resampled to 28×28) by a displacement field τ, ``L_τ x(u) = x(u − τ(u))``,
-and compares the relative feature distances ``‖Φ(L_τ x) − Φ(x)‖ / ‖Φ(x)‖`` of a
-convolutional kernel network (CKN) and of the convolutional NTK of an
-architecture. :class:`DeformationModel` turns the parameters into a
+The editor deforms one image ``x`` (a bundled MNIST digit, the user's own image
+resampled to 28×28, or the Gabor probe of the Fourier-modulus counterexample) by a
+displacement field τ, ``L_τ x(u) = x(u − τ(u))``, and compares the relative feature
+distances ``‖Φ(L_τ x) − Φ(x)‖ / ‖Φ(x)‖`` of a convolutional kernel network (CKN), of
+the convolutional NTK of an architecture, of the scattering transform, of the Fourier
+modulus and of the pixels. :class:`DeformationModel` turns the parameters into a
 :class:`ntkviz.jobs.DeformRequest`; the GUI view, sessions and
 ``ntkviz export deformation`` all fill this one model, so its ranges (those of
 :mod:`ntkviz.limits`) are the only ones. Importing this module loads neither
@@ -12,17 +13,21 @@ numba, scipy nor Qt.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Optional
 
 from ntkviz import limits
 from ntkviz._check import check_choice, check_float, check_int
 from ntkviz.core.deformations.deform import DEFORMATION_FIELDS, Deformation  # numpy, no scipy
+from ntkviz.core.deformations.maps import MAPS, check_maps  # numpy
+from ntkviz.core.deformations.probes import GABOR_ANGLE_DEG, OMEGA0_RANGE  # numpy
 from ntkviz.models._base import ParamModel
 from ntkviz.models._options import Option, Requires, View, option
+from ntkviz.models._sources import GABOR_PREFIX, SOURCES, checked_source, gabor_caption, gabor_option
 
 __all__ = ["DeformationParams", "DeformationModel", "DEFORMATION_FIELDS", "CUSTOM",
-           "LayerSpec", "map_sizes", "CONTEXT_FIELDS"]
+           "LayerSpec", "map_sizes", "CONTEXT_FIELDS", "SOURCES", "GABOR_PREFIX", "EDITOR_J_MAX"]
 
 #: preset name meaning "the layers given in ``layers``"
 CUSTOM = "custom"
@@ -33,26 +38,37 @@ _DIGIT_INDEX_RANGE = (0, limits.BUNDLED_PER_CLASS - 1)
 _USER_SIDE = 28  # = ntkviz.core.deformations.digits.DIGIT_SIZE (not imported: that module loads numpy)
 #: the fields that change the context distances (the digit and the architecture)
 CONTEXT_FIELDS = ("label", "index", "user_pixels", "preset", "layers", "patch_normalization",
-                  "even_patch_offsets")
+                  "even_patch_offsets", "source", "scattering_j", "scattering_l")
+#: the largest scattering J on the 28×28 image (2^J at most its side)
+EDITOR_J_MAX = int(math.log2(_USER_SIDE))
 #: reference digits per label of the context distances
 CONTEXT_PER_CLASS = 30
 
 
 def _image_option(flag: str, path: str) -> dict:
-    """``--image FILE``: the user's image prepared like the app's (area-averaged to 28×28)."""
+    """``--image FILE``: the user's image prepared like the app's (area-averaged to 28×28);
+    ``--image gabor:omega0=W``: the Gabor probe of wave number W (radians per px)."""
     from pathlib import Path
 
+    if path.startswith(GABOR_PREFIX):
+        return {"source": "gabor", "gabor_omega0": gabor_option(flag, path[len(GABOR_PREFIX):])}
     from ntkviz.core.deformations.digits import load_user_image
 
     try:
         image, _note = load_user_image(path)
     except ValueError as exc:
         raise ValueError(f"{flag} {exc}") from None
-    return {"user_pixels": image.tolist(), "user_name": Path(path).name}
+    return {"source": "image", "user_pixels": image.tolist(), "user_name": Path(path).name}
+
+
+def _maps_option(flag: str, text: str) -> tuple[str, ...]:
+    from ntkviz._text import parse_list
+
+    return check_maps(parse_list(flag, text, str, choices=MAPS), flag)
 
 
 #: bundled-digit options: not with --image
-_BUNDLED_ONLY = Requires("user_pixels", (None,), "a bundled digit only: --image replaces it")
+_BUNDLED_ONLY = Requires("source", ("digit",), "a bundled digit only: --image replaces it")
 
 
 @dataclass(frozen=True)
@@ -60,17 +76,28 @@ class DeformationParams(Deformation):
     """Deformation-editor parameters: the fields of
     :class:`ntkviz.core.deformations.deform.Deformation`, then the digit and the architecture.
 
-    Digit: the bundled MNIST digit ``index`` (0–99) of class ``label``, unless
-    ``user_pixels`` holds the user's own image (28 rows of 28 grey values in [0, 1],
-    light digit on dark, as :func:`ntkviz.core.deformations.digits.prepare_user_image` makes it;
-    ``user_name`` is its file name, for the caption; its class is unknown).
+    Image ``x`` (``source``): ``"digit"``, the bundled MNIST digit ``index`` (0–99) of class
+    ``label``; ``"image"``, the user's own image in ``user_pixels`` (28 rows of 28 grey
+    values in [0, 1], light digit on dark, as
+    :func:`ntkviz.core.deformations.digits.prepare_user_image` makes it; ``user_name`` is its
+    file name, for the caption; its class is unknown; a session that gives ``user_pixels``
+    without ``source`` means ``"image"``); ``"gabor"``, the Gabor probe
+    :func:`ntkviz.core.deformations.probes.gabor_image` on 28×28 pixels (σ = 3.5 px, wave
+    vector at 22.5°) with wave number ``gabor_omega0`` (radians per px), deformed by exact
+    sampling (no interpolation).
 
     Deformation τ (conventions of :mod:`ntkviz.core.deformations.deform`; fields summed):
     ``translate_x``/``translate_y`` px (+ right / + down), ``rotation_deg``
     (counter-clockwise), ``scale`` (zoom about the centre), ``shear`` (px per row),
     a smooth random field (``smooth_amplitude`` px, ``smooth_length`` px,
     ``smooth_seed``) and an Infinite-MNIST style term (``infimnist_alpha``,
-    ``infimnist_seed``).
+    ``infimnist_seed``); ``dilation`` s adds the dilation τ(u) = s (u − c) of the
+    counterexample (composed with ``scale``: the content is magnified by
+    ``scale / (1 − s)``, so ‖∇τ‖∞ = s when ``scale`` is 1).
+
+    Maps: the scattering read-out uses J = ``scattering_j`` (1–4: 2^J at most 28) and
+    L = ``scattering_l`` orientations (order 2, zero padding); ``maps`` (display only) are
+    the maps whose read-outs and context bars are shown.
 
     Architecture: the layers of ``preset`` (M1–M4) or, for ``preset = "custom"``,
     ``layers`` (one :data:`LayerSpec` per layer); ``patch_normalization`` ``"sum"``
@@ -90,8 +117,21 @@ class DeformationParams(Deformation):
     user_name: str = ""
     user_pixels: Optional[tuple[tuple[float, ...], ...]] = option(
         None, "--image", "your own image instead: .npy (H, W) array, or PNG/JPEG/BMP with Pillow "
-        "installed; any size (area-averaged to 28x28 like the app)", metavar="FILE",
+        "installed; any size (area-averaged to 28x28 like the app); or gabor:omega0=W, the Gabor "
+        "probe of wave number W (radians per px, e.g. pi/2)", metavar="FILE",
         text=_image_option)
+    source: str = "digit"
+    gabor_omega0: float = math.pi / 2
+    dilation: float = option(0.0, "--dilation", "dilation tau(u) = s (u - c), s = ||grad tau||_inf "
+                             "in {:g}..{:g} (composed with --scale)".format(*limits.DILATION_RANGE),
+                             metavar="S")
+    scattering_j: int = option(2, "--scattering-j", f"scattering read-out: averaging scale 2^J, J in "
+                               f"1..{EDITOR_J_MAX} (default 2)", metavar="J")
+    scattering_l: int = option(8, "--scattering-l", "scattering read-out: orientations L in "
+                               "{}..{} (default 8)".format(*limits.SCATTERING_L_RANGE), metavar="L")
+    maps: tuple[str, ...] = option(MAPS, "--maps", f"maps shown in the read-outs and the context "
+                                   f"view, comma-separated among {','.join(MAPS)} (default all)",
+                                   metavar="LIST", text=_maps_option)
     preset: str = option("M1", "--arch", "architecture preset M1..M4", metavar="PRESET")
     layers: tuple[LayerSpec, ...] = ()
     patch_normalization: str = "sum"
@@ -125,8 +165,16 @@ class DeformationParams(Deformation):
         check_int("index", self.index, _DIGIT_INDEX_RANGE)
         if not isinstance(self.user_name, str):
             raise ValueError(f"user_name must be a string, got {self.user_name!r}")
-        if self.user_pixels is not None:
-            _check_pixels(self.user_pixels)
+        checked_source(self, OMEGA0_RANGE, (_USER_SIDE, _USER_SIDE))
+        object.__setattr__(self, "dilation", check_float("dilation", self.dilation,
+                                                         limits.DILATION_RANGE))
+        if self.scale / (1.0 - self.dilation) > limits.SCALE_RANGE[1]:
+            raise ValueError(f"dilation must keep scale / (1 - dilation) <= {limits.SCALE_RANGE[1]:g} "
+                             f"(the largest zoom), got scale {self.scale:g} and dilation "
+                             f"{self.dilation:g}")
+        check_int("scattering_j", self.scattering_j, (limits.SCATTERING_J_RANGE[0], EDITOR_J_MAX))
+        check_int("scattering_l", self.scattering_l, limits.SCATTERING_L_RANGE)
+        object.__setattr__(self, "maps", check_maps(self.maps))
         choices = (*limits.ARCH_PRESETS, CUSTOM)
         check_choice("preset", self.preset, choices)
         check_choice("patch_normalization", self.patch_normalization, limits.PATCH_NORMALIZATIONS)
@@ -140,15 +188,31 @@ class DeformationParams(Deformation):
     # ------------------------------------------------------------- derived
     @property
     def is_user_image(self) -> bool:
-        return self.user_pixels is not None
+        return self.source == "image"
+
+    @property
+    def is_probe(self) -> bool:
+        """x is the Gabor probe (no class, no context distances)."""
+        return self.source == "gabor"
 
     def deformation_values(self) -> dict:
-        """The fields of :class:`ntkviz.core.deformations.deform.Deformation`."""
-        return {f.name: getattr(self, f.name) for f in fields(Deformation)}
+        """The fields of :class:`ntkviz.core.deformations.deform.Deformation`, and ``dilation``
+        (the values *Reset* restores)."""
+        return {**{f.name: getattr(self, f.name) for f in fields(Deformation)}, "dilation": self.dilation}
 
     def deformation(self) -> Deformation:
-        """The deformation alone (a plain :class:`ntkviz.core.deformations.deform.Deformation`)."""
-        return Deformation(**self.deformation_values())
+        """The deformation alone (a plain :class:`ntkviz.core.deformations.deform.Deformation`):
+        the dilation folded into the zoom, ``scale / (1 − dilation)``."""
+        values = {f.name: getattr(self, f.name) for f in fields(Deformation)}
+        if self.dilation:
+            values["scale"] = self.scale / (1.0 - self.dilation)
+        return Deformation(**values)
+
+    def scattering_params(self):
+        """The :class:`~ntkviz.core.scattering.transform.ScatteringParams` of the read-out."""
+        from ntkviz.core.scattering.transform import ScatteringParams
+
+        return ScatteringParams(J=self.scattering_j, L=self.scattering_l)
 
     def layer_specs(self) -> tuple[LayerSpec, ...]:
         """The architecture's layers (the preset's, or ``layers`` for custom)."""
@@ -165,31 +229,28 @@ class DeformationParams(Deformation):
         layers = tuple(Layer(*spec) for spec in self.layer_specs())
         return Architecture(layers, self.patch_normalization, self.even_patch_offsets)
 
+    def caption(self) -> str:
+        """What x is, in one line (no computation)."""
+        if self.source == "image":
+            return f"{self.user_name or 'your image'} (class unknown)"
+        if self.source == "gabor":
+            return gabor_caption(self.gabor_omega0, _USER_SIDE, GABOR_ANGLE_DEG)
+        return f"MNIST digit: class {self.label}, #{self.index} of the bundled subset"
+
     def digit(self):
-        """``(image (28, 28) float64 in [0, 1], label or None, caption)``."""
+        """``(image (28, 28) float64, label or None, caption)``: values in [0, 1], the Gabor
+        probe's in [−1, 1]."""
         import numpy as np
 
-        if self.user_pixels is not None:
-            name = self.user_name or "your image"
-            return (np.array(self.user_pixels, dtype=np.float64), None,
-                    f"{name} (class unknown)")
+        if self.source == "image":
+            return np.array(self.user_pixels, dtype=np.float64), None, self.caption()
+        if self.source == "gabor":
+            from ntkviz.core.deformations.probes import gabor_image
+
+            return gabor_image((_USER_SIDE, _USER_SIDE), self.gabor_omega0), None, self.caption()
         from ntkviz.core.deformations.digits import digit_image
 
-        return (digit_image(self.label, self.index), self.label,
-                f"MNIST digit: class {self.label}, #{self.index} of the bundled subset")
-
-
-def _check_pixels(pixels) -> None:
-    if not isinstance(pixels, tuple) or len(pixels) != _USER_SIDE or any(
-            not isinstance(row, tuple) or len(row) != _USER_SIDE for row in pixels):
-        raise ValueError(f"user_pixels must be {_USER_SIDE} rows of {_USER_SIDE} grey values "
-                         "(a prepared image)")
-    bad = [v for row in pixels for v in row
-           if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0]
-    if bad:
-        raise ValueError(f"user_pixels must be numbers in [0, 1], got {bad[0]!r}")
-    if max(max(row) for row in pixels) < 1e-3:
-        raise ValueError("user_pixels is blank (all values below 0.001): nothing to deform")
+        return digit_image(self.label, self.index), self.label, self.caption()
 
 
 def _check_layers(layers) -> None:
@@ -241,9 +302,11 @@ class DeformationModel(ParamModel):
     Two jobs: the deformation (:meth:`build_request`, at every change) and the context
     distances of the digit (:meth:`context_request`: built again only when a field of
     :data:`CONTEXT_FIELDS` changes; its results are kept on disk in the user's cache
-    folder, ``$XDG_CACHE_HOME/ntkviz/context``)."""
+    folder, ``$XDG_CACHE_HOME/ntkviz/context``; none for the Gabor probe, which is no
+    digit)."""
 
     Params = DeformationParams
+    display_only = frozenset({"maps"})
     views = (View("original", "the digit x"), View("deformed", "L_τx (default)"),
              View("difference", "L_τx − x"),
              View("displacement", "τ (CSV: one row per pixel)"),
@@ -263,25 +326,30 @@ class DeformationModel(ParamModel):
         from ntkviz.jobs import DeformRequest
 
         image, label, _ = params.digit()
-        return DeformRequest(image, params.deformation(), params.architecture(), label=label)
+        return DeformRequest(image, params.deformation(), params.architecture(), label=label,
+                             scattering=params.scattering_params(),
+                             probe_omega0=params.gabor_omega0 if params.is_probe else None)
 
     @classmethod
     def build_context_request(cls, params: DeformationParams, per_class: int | None = None):
         """The :class:`ntkviz.jobs.ContextRequest` of the digit and architecture of
         ``params`` (``per_class`` references per label, default :attr:`context_per_class`;
-        disk cache in ``$XDG_CACHE_HOME/ntkviz/context``)."""
+        disk cache in ``$XDG_CACHE_HOME/ntkviz/context``); None for the Gabor probe."""
         from ntkviz.jobs import ContextRequest
         from ntkviz.models.classification import default_cache_dir
 
+        if params.is_probe:
+            return None
         image, label, _ = params.digit()
         return ContextRequest(image, label, params.architecture(),
                               per_class=per_class or cls.context_per_class,
-                              cache_dir=str(default_cache_dir("context")))
+                              cache_dir=str(default_cache_dir("context")),
+                              scattering=params.scattering_params())
 
     def context_request(self):
         """The context request of the current parameters, the same object until a field of
         :data:`CONTEXT_FIELDS` (or :attr:`context_per_class`) changes: a slider move builds
-        nothing."""
+        nothing. None for the Gabor probe."""
         key = (*(getattr(self.params, f) for f in CONTEXT_FIELDS), self.context_per_class)
         if self._context[0] != key:
             self._context = (key, self.build_context_request(self.params, self.context_per_class))
@@ -292,13 +360,15 @@ class DeformationModel(ParamModel):
         """The view's table; ``context`` computes the context distances first (cached)."""
         from ntkviz.jobs import deform_csv_table
 
-        context = cls.build_context_request(params)() if view == "context" else None
-        return deform_csv_table(view, response, context)
+        request = cls.build_context_request(params) if view == "context" else None
+        return deform_csv_table(view, response, request() if request is not None else None,
+                                maps=params.maps)
 
     @classmethod
     def gallery_cases(cls) -> dict[str, dict]:
         """Session states worth looking at: the default, tiny and huge deformations,
-        every term at its range's end, a custom 'SAME'-offset architecture."""
+        every term at its range's end, a custom 'SAME'-offset architecture, the dilated Gabor
+        probe at ω₀ = π/4 and π, two maps only."""
         return {
             "default": {"label": 3, "smooth_amplitude": 1.0},
             "tiny": {"label": 1, "translate_x": 1e-3, "rotation_deg": 1e-3},
@@ -313,4 +383,8 @@ class DeformationModel(ParamModel):
                                     "layers": [[2, 2, "gaussian", "relu", 1.0, None],
                                                [4, 3, "average", "relu", 1.0, None]]},
             "m4_exp": {"preset": "M4", "label": 8, "smooth_amplitude": 2.0},
+            "probe_pi4_dilation": {"source": "gabor", "gabor_omega0": math.pi / 4, "dilation": 0.05},
+            "probe_pi_dilation": {"source": "gabor", "gabor_omega0": math.pi, "dilation": 0.05},
+            "scattering_fourier_only": {"label": 6, "translate_x": 1.0, "scattering_j": 3,
+                                        "maps": ["scattering", "fourier"]},
         }

@@ -34,7 +34,8 @@ def test_exp_layers_leave_the_ntk_group_out_and_say_why(qtbot, dispatcher):
     qtbot.addWidget(panel)
     panel.resize(1300, 850)
     panel.show()
-    panel.model.update(preset="M4", translate_x=1.0)
+    # (not a pure translation: the Fourier modulus of a circular shift does not move at all)
+    panel.model.update(preset="M4", translate_x=1.0, rotation_deg=5.0)
     panel.start()
     qtbot.waitUntil(lambda: panel.response is not None and panel.context_result() is not None,
                     timeout=TIMEOUT)
@@ -43,7 +44,7 @@ def test_exp_layers_leave_the_ntk_group_out_and_say_why(qtbot, dispatcher):
     plot = panel.context_plot
     ticks = plot.getAxis("bottom")._tickLevels[0]
     labels = [label for _, label in ticks]
-    assert "NTK" not in labels and labels == ["CKN", "pixels"]
+    assert "NTK" not in labels and labels == ["CKN", "scattering", "Fourier modulus", "pixels"]
     heights = []
     for x, _ in ticks:
         group = _bars_at(plot, x - 0.5, x + 0.5)

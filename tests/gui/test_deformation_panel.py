@@ -67,7 +67,8 @@ def test_starts_on_the_identity(panel):
     assert panel.deformation() == Deformation()
     assert readout_value(panel, "ckn") == "0 (identical images)"
     assert readout_value(panel, "ntk") == "0 (identical images)"
-    assert readout_value(panel, "pixel") == "0"
+    for key in ("pixel", "scattering", "fourier"):
+        assert readout_value(panel, key) == "0 (identical images)"
 
 
 def test_moving_a_slider_shows_the_core_values(qtbot, panel):
@@ -223,7 +224,8 @@ def test_context_bars_show_the_context_job(qtbot, panel):
     got = panel.context_result()
     assert got.levels == want.levels
     heights = panel.context.bars["mean_same"].opts["height"]
-    np.testing.assert_array_equal(heights, [want.levels[m]["mean_same"] for m in ("ckn", "ntk", "pixel")])
+    np.testing.assert_array_equal(heights, [want.levels[m]["mean_same"]
+                                            for m in ("ckn", "ntk", "scattering", "fourier", "pixel")])
     header, rows = panel.csv_table("context")
     assert header == ["category", "map", "relative_distance"]
     assert ["nearest_other", "ntk", want.levels["ntk"]["nearest_other"]] in rows

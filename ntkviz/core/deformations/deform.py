@@ -274,12 +274,16 @@ def _infimnist_update(img: np.ndarray, alpha: float, seed: int) -> np.ndarray:
     return out[..., 0] if img.ndim == 2 else out
 
 
-def deform_image(image, d: Deformation, *, check_input: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def deform_image(image, d: Deformation, *, check_input: bool = True,
+                 sample=None) -> tuple[np.ndarray, np.ndarray]:
     """``(deformed image, tau)``: warp by the summed field, then the Infinite-MNIST update.
 
     The zero deformation returns an exact copy of the image. ``check_input=False`` skips
     the image's check, for a caller that passes a float64 image it validated
-    (:func:`ntkviz.core.validate_image`) or made itself.
+    (:func:`ntkviz.core.validate_image`) or made itself. ``sample(tau)``, if given,
+    returns ``x(u - tau(u))`` of an image known in closed form (e.g. the Gabor probe of
+    :mod:`ntkviz.core.deformations.probes`) instead of the bilinear :func:`warp` of
+    ``image``; it is called only for a non-zero field.
     """
     from ntkviz.core._validate import validate_image
 
@@ -287,7 +291,10 @@ def deform_image(image, d: Deformation, *, check_input: bool = True) -> tuple[np
     img = validate_image(image) if check_input else image
     h, w = img.shape[:2]
     tau = _warp_field(d, h, w)
-    out = img.copy() if not np.any(tau) else _warp(img, tau)
+    if not np.any(tau):
+        out = img.copy()
+    else:
+        out = _warp(img, tau) if sample is None else np.asarray(sample(tau), dtype=np.float64)
     if d.infimnist_alpha != 0:
         out = _infimnist_update(out, d.infimnist_alpha, d.infimnist_seed)
         F = infimnist_fields((h, w), d.infimnist_seed)

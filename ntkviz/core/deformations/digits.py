@@ -240,13 +240,16 @@ def _pillow_decode(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
         raise ValueError(f"{path}: not a readable image ({exc})") from None
 
 
-def load_user_image(path, decode=None, size: int = DIGIT_SIZE) -> tuple[np.ndarray, str]:
+def load_user_image(path, decode=None, size: int = DIGIT_SIZE,
+                    max_side: int | None = None) -> tuple[np.ndarray, str]:
     """Read a user's digit from ``path`` and :func:`prepare_user_image` it.
 
     ``.npy`` files hold an (H, W) or (H, W, C) array (no pickles). Other image
     files are decoded by ``decode(path) -> (grey (H, W) in [0, 1], alpha or None)``
     (the app passes Qt's decoder) or, without one, by Pillow. Every ``ValueError``
     starts with the file name, then says what is wrong (sizes as width×height).
+    ``max_side``, if given, replaces ``size`` by the image's larger side, at most
+    ``max_side`` (an image keeps its size up to it: only padded to a square).
 
     Returns ``(image (size, size) in [0, 1], note)``.
     """
@@ -261,4 +264,6 @@ def load_user_image(path, decode=None, size: int = DIGIT_SIZE) -> tuple[np.ndarr
         arr = read_npy(p)
     else:
         arr, alpha = (decode or _pillow_decode)(p)
+    if max_side is not None and np.ndim(arr) >= 2:
+        size = max(1, min(max(np.shape(arr)[:2]), int(max_side)))
     return prepare_user_image(arr, name=p.name, size=size, alpha=alpha)

@@ -30,7 +30,7 @@ import numpy as np
 
 from ntkviz._check import check_float
 
-__all__ = ["gabor_image", "GABOR_ANGLE_DEG", "OMEGA0_RANGE"]
+__all__ = ["gabor_image", "deform_gabor", "GABOR_ANGLE_DEG", "OMEGA0_RANGE"]
 
 #: default angle (degrees) of the probe's wave vector, counter-clockwise from rightward
 GABOR_ANGLE_DEG = 22.5
@@ -66,3 +66,17 @@ def gabor_image(shape=(28, 28), omega0: float = math.pi / 2, sigma: float | None
         v1, v2 = v1 - tau[0], v2 - tau[1]
     phase = omega0 * (-math.sin(a) * v1 + math.cos(a) * v2)
     return np.cos(phase) * np.exp(-(v1 * v1 + v2 * v2) / (2.0 * sigma * sigma))
+
+
+def deform_gabor(d, shape=(28, 28), omega0: float = math.pi / 2, sigma: float | None = None,
+                 angle_deg: float = GABOR_ANGLE_DEG) -> tuple[np.ndarray, np.ndarray]:
+    """``(L_tau x, tau)`` of the Gabor probe ``x`` (:func:`gabor_image`) under the deformation
+    ``d`` (a :class:`~ntkviz.core.deformations.deform.Deformation`): as
+    :func:`~ntkviz.core.deformations.deform.deform_image`, but the warp ``x(u - tau(u))`` is
+    sampled exactly from the continuous probe (no bilinear interpolation); the
+    Infinite-MNIST term, a first-order update and not a warp, is applied as there."""
+    from ntkviz.core.deformations.deform import deform_image
+
+    image = gabor_image(shape, omega0, sigma, angle_deg)
+    return deform_image(image, d, check_input=False,
+                        sample=lambda tau: gabor_image(shape, omega0, sigma, angle_deg, tau=tau))

@@ -47,8 +47,8 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["FilterBank", "filter_bank", "gabor_2d", "morlet_2d", "wavelet_angles",
-           "WAVELET_SIGMA", "WAVELET_XI", "PERIODS"]
+__all__ = ["FilterBank", "filter_bank", "littlewood_paley", "gabor_2d", "morlet_2d",
+           "wavelet_angles", "WAVELET_SIGMA", "WAVELET_XI", "PERIODS"]
 
 #: sigma_j = WAVELET_SIGMA * 2^j (px)
 WAVELET_SIGMA = 0.8
@@ -164,3 +164,20 @@ def filter_bank(shape, J: int, L: int) -> FilterBank:
     if M % 2 ** J or N % 2 ** J:
         raise ValueError(f"filter grid sides must be multiples of 2^J = {2 ** J}, got {M}×{N}")
     return _filter_bank(M, N, J, L)
+
+
+def littlewood_paley(bank: FilterBank) -> np.ndarray:
+    """The Littlewood-Paley sum of the full-grid filters of ``bank``, ``(M, N)`` on the DFT grid::
+
+        A(w) = |phi_hat(w)|^2 + 1/2 sum_{j,l} (|psi_hat_{j,l}(w)|^2 + |psi_hat_{j,l}(-w)|^2),
+
+    symmetrised in ``w`` because the images are real (``x * conj(psi)`` carries the energy of
+    ``psi_hat(-w)``). The energy of the first wavelet layer is exactly
+    ``||x * phi||^2 + sum ||x * psi||^2 = (1 / MN) sum_k A[k] |x_hat[k]|^2``, so
+    ``min A ||x||^2 <= ... <= max A ||x||^2`` (the frame bounds; 1 at both for a tight frame;
+    kymatio's Morlet bank is not tight: ``A(0) = 1`` and ``A <= 1.05``).
+    """
+    M, N = bank.shape
+    psi = np.concatenate([bank.psi[j][0] for j in range(bank.J)])
+    flipped = psi[:, (-np.arange(M)) % M][:, :, (-np.arange(N)) % N]
+    return bank.phi[0] ** 2 + 0.5 * (psi ** 2 + flipped ** 2).sum(axis=0)

@@ -9,7 +9,7 @@ import pytest
 from ntkviz.core.deformations.digits import load_digits
 from ntkviz.core.scattering._reference import (gabor_hat, reference_bank, reference_fourier_modulus,
                                                reference_scattering)
-from ntkviz.core.scattering.filters import WAVELET_SIGMA, filter_bank, wavelet_angles
+from ntkviz.core.scattering.filters import WAVELET_SIGMA, filter_bank, littlewood_paley, wavelet_angles
 from ntkviz.core.scattering.transform import ScatteringParams, fourier_modulus, scattering_paths, scattering_transform
 
 #: kymatio 0.3.0 normalises its Gabor atoms by 2 * 3.1415 * sigma^2 / slant instead of 2 pi ...
@@ -94,20 +94,12 @@ def test_filter_bank_matches_kymatio(kymatio):
                                                theirs["psi"][j * L + l]["levels"][r], rtol=0, atol=1e-6)
 
 
-def _littlewood_paley(bank):
-    """A(w) = |phi(w)|^2 + 1/2 sum_{j,l} (|psi(w)|^2 + |psi(-w)|^2), the symmetrised sum for real images."""
-    M, N = bank.shape
-    psi = np.concatenate([bank.psi[j][0] for j in range(bank.J)])
-    flipped = psi[:, (-np.arange(M)) % M][:, :, (-np.arange(N)) % N]
-    return bank.phi[0] ** 2 + 0.5 * (psi ** 2 + flipped ** 2).sum(axis=0)
-
-
 def test_littlewood_paley_sum_and_energy(kymatio):
     from kymatio.scattering2d.filter_bank import filter_bank as kymatio_bank
 
     M, J, L = 32, 3, 8
     bank = filter_bank((M, M), J, L)
-    A = _littlewood_paley(bank)
+    A = littlewood_paley(bank)
     theirs = kymatio_bank(M, M, J, L)
     A_k = theirs["phi"]["levels"][0] ** 2 + 0.5 * sum(
         p["levels"][0] ** 2 + np.roll(p["levels"][0][::-1, ::-1], 1, axis=(0, 1)) ** 2 for p in theirs["psi"])
@@ -122,7 +114,7 @@ def test_littlewood_paley_sum_and_energy(kymatio):
     from ntkviz.core.scattering._reference import circular_convolution
 
     small = filter_bank((16, 16), 2, L)
-    A = _littlewood_paley(small)
+    A = littlewood_paley(small)
     x = np.random.default_rng(1).random((16, 16))
     energy = np.sum(circular_convolution(x, small.phi[0]).real ** 2) + sum(
         np.sum(np.abs(circular_convolution(x, small.psi[j][0][l])) ** 2) for j in range(2) for l in range(L))

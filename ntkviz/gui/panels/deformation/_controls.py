@@ -7,6 +7,7 @@ widget shows the model's value again.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal
 
 from ntkviz import limits
+from ntkviz.core.deformations.probes import OMEGA0_RANGE
 from ntkviz.models.deformation import DEFORMATION_FIELDS
 
 __all__ = ["DigitPicker", "DeformationControls", "ValueControl", "DEFORMATION_CONTROLS",
+           "source_grid", "ask_image_path",
            "qimage_decode"]
 
 #: (field, label, slider minimum, slider maximum, decimals, units, tooltip); the spin box
@@ -30,6 +33,11 @@ DEFORMATION_CONTROLS = (
      "Rotation about the image centre, in degrees (+ = counter-clockwise)."),
     ("scale", "scale", 0.6, 1.5, 4, " ×",
      "Isotropic zoom about the image centre (1 = unchanged)."),
+    ("dilation", "dilation s", 0.0, 0.3, 4, "",
+     "Dilation τ(u) = s·(u − c) about the centre c, so ‖∇τ‖∞ = s: the content is magnified "
+     "by 1/(1 − s) (times the scale). The deformation of the Fourier-modulus counterexample: "
+     "with the Gabor probe, the Fourier-modulus distance grows like ω₀·s, the scattering "
+     "distance like s."),
     ("shear", "shear", -0.6, 0.6, 4, "",
      "Horizontal shear: a point at height y moves by shear·y (dimensionless)."),
     ("smooth_amplitude", "smooth field", 0.0, 4.0, 4, " px",
@@ -45,6 +53,7 @@ DEFORMATION_CONTROLS = (
      "Which pair of smooth fields the Infinite-MNIST deformation uses."),
 )
 _RANGES = {name: (bounds, integer) for name, bounds, integer in DEFORMATION_FIELDS}
+_RANGES["dilation"] = (limits.DILATION_RANGE, False)
 
 
 class ValueControl(QtWidgets.QWidget):
@@ -160,11 +169,35 @@ def _pixels(qimg: QtGui.QImage, channels: int) -> np.ndarray:
     return buf.reshape(h, stride)[:, :w * channels].reshape(h, w, channels).astype(np.float64)
 
 
+def source_grid(grid: QtWidgets.QGridLayout, label_spin, index_spin, random_button, open_button,
+                probe_button, omega0, caption) -> None:
+    """Lay out an image-source group (the editor's and the Scattering tab's): class and
+    index, Random and Open image…, the Gabor probe and its ω₀, the caption."""
+    grid.addWidget(QtWidgets.QLabel("class"), 0, 0)
+    grid.addWidget(label_spin, 0, 1)
+    grid.addWidget(QtWidgets.QLabel("index"), 0, 2)
+    grid.addWidget(index_spin, 0, 3)
+    grid.addWidget(random_button, 1, 0, 1, 2)
+    grid.addWidget(open_button, 1, 2, 1, 2)
+    grid.addWidget(probe_button, 2, 0, 1, 1)
+    grid.addWidget(omega0, 2, 1, 1, 3)
+    grid.addWidget(caption, 3, 0, 1, 4)
+
+
+def ask_image_path(parent, title: str) -> str:
+    """The image file the user picks ("" if none): images Qt reads, or a ``.npy`` array."""
+    path, _ = QtWidgets.QFileDialog.getOpenFileName(
+        parent, title, "",
+        "Images (*.png *.jpg *.jpeg *.bmp *.pgm *.gif *.tif *.tiff *.npy);;All files (*)")
+    return path
+
+
 class DigitPicker(QtWidgets.QGroupBox):
-    """Bundled digit (class, index, random) or the user's own image file."""
+    """Bundled digit (class, index, random), the user's own image file, or the Gabor probe
+    (wave number ω₀)."""
 
     def __init__(self, panel, parent=None):
-        super().__init__("Digit", parent)
+        super().__init__("Image x", parent)
         self.panel, self.model, self.write = panel, panel.model, panel.write
         self.note = ""  # what loading the user's image did (caption)
         self._rng = np.random.default_rng()
@@ -183,23 +216,36 @@ class DigitPicker(QtWidgets.QGroupBox):
             "Your own image: PNG, JPEG, BMP, PGM (grey-scaled; a transparent background uses "
             "the alpha channel as the stroke) or a .npy (H, W) array, any size: dark-on-light "
             "is inverted, then it is padded to a square and area-averaged to 28×28.")
+        self.probe_button = QtWidgets.QPushButton("Gabor probe")
+        tip = ("The Gabor probe x(u) = cos(ω₀⟨e, u − c⟩) exp(−|u − c|²/(2σ²)), σ = 3.5 px, e at "
+               "22.5°, of the Fourier-modulus counterexample; its deformations are sampled exactly "
+               "(no interpolation). Try the dilation s: the Fourier-modulus distance grows like "
+               "ω₀·s, the scattering distance like s.")
+        self.probe_button.setToolTip(tip)
+        lo, hi = OMEGA0_RANGE
+        self.omega0 = ValueControl("ω₀", (lo, math.pi), OMEGA0_RANGE, False, 4, " rad/px",
+                                   "Wave number of the Gabor probe, radians per pixel (π is the "
+                                   "Nyquist frequency of each axis). " + tip)
         self.source_label = QtWidgets.QLabel()
         self.source_label.setWordWrap(True)
-        g.addWidget(QtWidgets.QLabel("class"), 0, 0)
-        g.addWidget(self.label_spin, 0, 1)
-        g.addWidget(QtWidgets.QLabel("index"), 0, 2)
-        g.addWidget(self.index_spin, 0, 3)
-        g.addWidget(self.random_button, 1, 0, 1, 2)
-        g.addWidget(self.open_button, 1, 2, 1, 2)
-        g.addWidget(self.source_label, 2, 0, 1, 4)
+        source_grid(g, self.label_spin, self.index_spin, self.random_button, self.open_button,
+                    self.probe_button, self.omega0, self.source_label)
         self.label_spin.valueChanged.connect(self._on_spin)
         self.index_spin.valueChanged.connect(self._on_spin)
         self.random_button.clicked.connect(self.pick_random)
         self.open_button.clicked.connect(self._on_open_clicked)
+        self.probe_button.clicked.connect(lambda: self.pick_probe(self.model.params.gabor_omega0))
+        self.omega0.edited.connect(self.pick_probe)
 
     def _bundled(self, label: int, index: int) -> None:
         self.note = ""
-        self.write(label=int(label), index=int(index), user_pixels=None, user_name="")
+        self.write(source="digit", label=int(label), index=int(index), user_pixels=None,
+                   user_name="")
+
+    def pick_probe(self, omega0: float) -> None:
+        """The Gabor probe of wave number ``omega0`` (radians per px) as x."""
+        self.note = ""
+        self.write(source="gabor", gabor_omega0=float(omega0), user_pixels=None, user_name="")
 
     def _on_spin(self, _=None) -> None:
         self._bundled(self.label_spin.value(), self.index_spin.value())
@@ -218,7 +264,7 @@ class DigitPicker(QtWidgets.QGroupBox):
         except (ValueError, OSError) as exc:
             self.panel._report_error(f"image not loaded, current digit kept: {exc}")
             return False
-        if not self.write(user_pixels=tuple(tuple(row) for row in image.tolist()),
+        if not self.write(source="image", user_pixels=tuple(tuple(row) for row in image.tolist()),
                           user_name=path.name):
             return False
         self.note = note
@@ -227,9 +273,7 @@ class DigitPicker(QtWidgets.QGroupBox):
         return True
 
     def _on_open_clicked(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open a digit image", "",
-            "Images (*.png *.jpg *.jpeg *.bmp *.pgm *.gif *.tif *.tiff *.npy);;All files (*)")
+        path = ask_image_path(self, "Open a digit image")
         if path:
             self.load(path)
 
@@ -238,10 +282,13 @@ class DigitPicker(QtWidgets.QGroupBox):
             spin.blockSignals(True)
             spin.setValue(value)
             spin.blockSignals(False)
+        self.omega0.show_value(params.gabor_omega0)
         if params.is_user_image:
             note = f"; {self.note}" if self.note else ""
             self.source_label.setText(f"your image {params.user_name or '(unnamed)'}{note}; "
                                       "class unknown")
+        elif params.is_probe:
+            self.source_label.setText(params.caption() + " (no class: no context distances)")
         else:
             self.source_label.setText(f"MNIST digit: class {params.label}, #{params.index} of "
                                       "the bundled subset")

@@ -10,14 +10,14 @@ from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz.gui.plot_style import (PALETTE, DecadeLogAxis, empty_note, style_legend,
                                    use_tick_style)
 from ntkviz.gui.ticks import log_tick_strings
 
 __all__ = ["ImageViews", "ContextPlot", "IMAGE_VIEWS", "CONTEXT_LABELS", "CONTEXT_MAPS",
-           "arrow_segments", "nice_ceil", "nice_floor"]
+           "arrow_segments", "nice_ceil", "nice_floor", "image_beside_bar", "IMAGE_MARGINS"]
 
 IMAGE_VIEWS = ("original", "deformed", "difference", "displacement")
 #: legend of each context category (keys: ntkviz.jobs.CONTEXT_CATEGORIES)
@@ -28,7 +28,10 @@ CONTEXT_LABELS = {
     "nearest_other": "nearest other-label digit",
     "mean_other": "mean over other-label digits",
 }
-CONTEXT_MAPS = (("ckn", "CKN"), ("ntk", "NTK"), ("pixel", "pixels"))
+#: the groups of the context chart: (key of ntkviz.jobs.ContextResult.MAPS, label, name in
+#: ntkviz.core.deformations.maps.MAPS)
+CONTEXT_MAPS = (("ckn", "CKN", "ckn"), ("ntk", "NTK", "ntk"), ("scattering", "scattering", "scattering"),
+                ("fourier", "Fourier modulus", "fourier"), ("pixel", "pixels", "pixels"))
 #: smallest pixel width of a colour bar's tick-label column (room for "−0.5", "12.5"); it
 #: grows for longer labels such as "1.5·10⁻³"
 BAR_AXIS_WIDTH = 42
@@ -102,24 +105,24 @@ def _set_title(plot: pg.PlotItem, text: str) -> None:
 
 
 #: the image plots' own contents margins (left, top, right, bottom)
-_MARGINS = (1, 2, 2, 10)
+_MARGINS = IMAGE_MARGINS = (1, 2, 2, 10)
 
 
 @contextmanager
-def image_beside_bar(plot: pg.PlotItem):
-    """Within this block (an export of one image view at its own size) the square image
-    and its colour bar stay together, centred in the plot item: the spare width of a
-    wide export (640×400, 2400×1500) goes to equal left and right margins instead of
-    a blank band between the image and its bar (the aspect-locked view box centres the
-    image in all the width the bar leaves). On screen the views are image-shaped
-    (:meth:`ImageViews.fit_height`): nothing to do there."""
+def image_beside_bar(plot: pg.PlotItem, aspect: float = 1.0):
+    """Within this block (an export of one image view at its own size) the image (square,
+    or ``aspect`` = its width / height) and its colour bar stay together, centred in the
+    plot item: the spare width of a wide export (640×400, 2400×1500) goes to equal left
+    and right margins instead of a blank band between the image and its bar (the
+    aspect-locked view box centres the image in all the width the bar leaves). On screen
+    the views are image-shaped (:meth:`ImageViews.fit_height`): nothing to do there."""
     vb = plot.getViewBox()
     left0, top, right0, bottom = _MARGINS
 
     def fit() -> None:
         left, _, right, _ = plot.getContentsMargins()
         fixed = plot.width() - left - right - vb.width()  # bar, its axis, spacing
-        spare = max(0.0, plot.width() - left0 - right0 - fixed - vb.height())
+        spare = max(0.0, plot.width() - left0 - right0 - fixed - aspect * vb.height())
         new_left, new_right = left0 + spare / 2, right0 + spare / 2
         if abs(new_left - left) > 0.5 or abs(new_right - right) > 0.5:
             plot.setContentsMargins(new_left, top, new_right, bottom)
@@ -229,8 +232,10 @@ class ImageViews(QtWidgets.QWidget):
         drawn = self.images["original"].image
         if drawn is None or not np.array_equal(drawn, resp.original):
             self.images["original"].setImage(resp.original, autoLevels=False)
-            self.bars["original"].setLevels((0, 1))
-            self.bars["deformed"].setLevels((0, 1))
+            # [0, 1] grey levels; the Gabor probe's values lie in [-1, 1]
+            levels = (-1.0 if float(resp.original.min()) < 0 else 0.0, 1.0)
+            self.bars["original"].setLevels(levels)
+            self.bars["deformed"].setLevels(levels)
         self.images["deformed"].setImage(resp.deformed, autoLevels=False)
         m = nice_ceil(float(np.max(np.abs(resp.difference))))
         self.images["difference"].setImage(resp.difference, autoLevels=False)
@@ -272,6 +277,10 @@ class ContextPlot:
         plot.setTitle(self.TITLE)
         plot.setLabel("left", "relative distance")
         plot.getAxis("left").enableAutoSIPrefix(False)
+        # room for the map names' full line height (descenders too) before the first paint
+        bottom = plot.getAxis("bottom")
+        font = bottom.style["tickFont"] or bottom.font()
+        bottom.setStyle(autoExpandTextSpace=False, tickTextHeight=QtGui.QFontMetrics(font).height() + 2)
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
@@ -279,10 +288,9 @@ class ContextPlot:
         # scale with the export (pyqtgraph's legends ignore the painter's scale by default)
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.bars: dict[str, pg.BarGraphItem] = {}
-        self._width = 0.8 / len(categories)
         for j, cat in enumerate(categories):
             color = PALETTE[j]
-            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=self._width * 0.9,
+            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.8 / len(categories) * 0.9,
                                   brush=pg.mkBrush(color), pen=pg.mkPen(color),
                                   name=CONTEXT_LABELS[cat])
             plot.addItem(bar)
@@ -292,7 +300,7 @@ class ContextPlot:
         self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
                                   QtWidgets.QSizePolicy.Policy.Maximum)
         self._maps: tuple = ()
-        self._set_maps(tuple(CONTEXT_MAPS))
+        self._set_maps(tuple((key, label) for key, label, _ in CONTEXT_MAPS))
         self._note = ""
         empty_note(plot, "computing…")
 
@@ -313,35 +321,38 @@ class ContextPlot:
         for cat in categories:
             self.legend.addItem(self.bars[cat], CONTEXT_LABELS[cat])
 
-    def draw(self, values: dict, state: str, reasons: dict | None = None) -> None:
+    def draw(self, values: dict, state: str, reasons: dict | None = None, shown=None) -> None:
         """``values``: ``{category: {map: value}}`` (NaN: the value does not exist or is
         not known yet, nothing drawn; ``inf`` drawn to the top of the axis and named);
         ``reasons``: ``{map: why it has no value}`` for the x-axis note of a map left
-        out."""
+        out; ``shown``: the names (of ``MAPS``) of the maps drawn (default all)."""
         reasons = reasons or {}
-        maps = tuple((m, label) for m, label in CONTEXT_MAPS
-                     if any(not math.isnan(row[m]) for row in values.values()))
+        maps = tuple((m, label) for m, label, name in CONTEXT_MAPS
+                     if (shown is None or name in shown)
+                     and any(not math.isnan(row[m]) for row in values.values()))
         self._set_maps(maps)
         finite = [row[m] for row in values.values() for m, _ in maps if math.isfinite(row[m])]
         top = max(finite) if finite else 1.0
         infinite = False
-        drawn = []
-        for j, (cat, bar) in enumerate(self.bars.items()):
+        # the categories with a value share each group's width (a lone one is centred)
+        drawn = tuple(cat for cat in self.bars
+                      if any(not math.isnan(values[cat][m]) for m, _ in maps))
+        width = 0.8 / max(len(drawn), 1)
+        for cat, bar in self.bars.items():
             xs, heights = [], []
             for i, (m, _) in enumerate(maps):
-                v = values[cat][m]
+                v = values[cat][m] if cat in drawn else math.nan
                 if math.isnan(v):
                     continue
                 infinite |= math.isinf(v)
-                xs.append(i - 0.4 + (j + 0.5) * self._width)
+                xs.append(i - 0.4 + (drawn.index(cat) + 0.5) * width)
                 heights.append(1.05 * top if math.isinf(v) else v)
-            bar.setOpts(x=np.array(xs, dtype=float), height=np.array(heights, dtype=float))
+            bar.setOpts(x=np.array(xs, dtype=float), height=np.array(heights, dtype=float),
+                        width=0.9 * width)
             bar.setVisible(bool(xs))
-            if xs:
-                drawn.append(cat)
-        self._set_legend(tuple(drawn))
-        notes = [f"{label} not drawn: {reasons[m]}" for m, label in CONTEXT_MAPS
-                 if m in reasons and m not in dict(maps)]
+        self._set_legend(drawn)
+        notes = [f"{label} not drawn: {reasons[m]}" for m, label, name in CONTEXT_MAPS
+                 if m in reasons and m not in dict(maps) and (shown is None or name in shown)]
         if infinite:
             notes.append("∞: distances from an all-zero digit")
         note = "; ".join(notes)

@@ -10,6 +10,7 @@ from ntkviz.gui.panels._kernel_controls import scroll_column
 from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import image_beside_bar
+from ntkviz.gui.panels.deformation._maps import MapChoice
 from ntkviz.gui.panels.deformation._pictures import DeformationPictures
 from ntkviz.gui.workers import JobSlot
 from ntkviz.limits import NTK_RESOLUTION
@@ -18,19 +19,22 @@ __all__ = ["QtDeformationPanel"]
 
 
 class QtDeformationPanel(QtPanel):
-    """Digit deformation editor: drag τ, watch CKN against NTK feature distances live.
+    """Deformation editor: drag τ, watch the CKN, the NTK, the scattering transform, the
+    Fourier modulus and the pixels move, live.
 
     The view observes a :class:`~ntkviz.models.deformation.DeformationModel`: each
     change submits its :class:`ntkviz.jobs.DeformRequest` (throttled by the
     dispatcher), and beside it, on a job slot of its own (key ``<key>.images``), the
-    request's ``images``: the pictures and pixel read-outs, which need no kernel, are
-    drawn at once while the kernel distances are computed (the first one loads the
-    compiled kernels: seconds under load). Pictures are drawn only for the current
-    parameters, so a late result never replaces newer ones. The context distances
-    (nearest / mean same-label and other-label digits) are the model's
-    :class:`ntkviz.jobs.ContextRequest` (a new one only when the digit or the
-    architecture changes), run in the background on its own job slot with a progress
-    bar; the result is cached, in memory and on disk.
+    request's ``images``: the pictures and the read-outs of the explicit maps (pixels,
+    scattering, Fourier modulus), which need no kernel, are drawn at once while the
+    kernel distances are computed (the first one loads the compiled kernels: seconds
+    under load). Pictures are drawn only for the current parameters, so a late result
+    never replaces newer ones. The context distances (nearest / mean same-label and
+    other-label digits) are the model's :class:`ntkviz.jobs.ContextRequest` (a new one
+    only when the digit, the architecture or the scattering parameters change; none for
+    the Gabor probe), run in the background on its own job slot with a progress bar; the
+    result is cached, in memory and on disk. Which maps the read-outs and the context
+    bars show is the model's display-only ``maps``: choosing them recomputes nothing.
     """
 
     #: emitted after a context result was drawn
@@ -66,8 +70,9 @@ class QtDeformationPanel(QtPanel):
     def _build(self) -> None:
         self.digit_picker = DigitPicker(self)
         self.deformation_controls = DeformationControls(self)
+        self.map_choice = MapChoice(self)
         self.architecture_editor = ArchitectureEditor(self)
-        scroll = scroll_column(self.digit_picker, self.deformation_controls,
+        scroll = scroll_column(self.digit_picker, self.deformation_controls, self.map_choice,
                                self.architecture_editor)
 
         from ntkviz.jobs import CONTEXT_CATEGORIES
@@ -124,7 +129,9 @@ class QtDeformationPanel(QtPanel):
         params = self.model.params
         self.digit_picker.sync(params)
         self.deformation_controls.sync(params)
+        self.map_choice.sync(params)
         self.architecture_editor.sync(params)
+        self.readout_box.show_maps(params.maps)
 
     def start(self) -> int:
         self._with_context = self.complete_on_start
@@ -138,6 +145,8 @@ class QtDeformationPanel(QtPanel):
         if not self._with_context:
             return job
         context = self.model.context_request()
+        if context is None:  # the Gabor probe: no context
+            return job
 
         def with_context():
             context()  # fills the jobs layer's cache; apply_response then draws it
@@ -171,6 +180,13 @@ class QtDeformationPanel(QtPanel):
         self.readout_box.show_distances(resp)
         self._draw_context()
 
+    def redraw(self) -> None:
+        """A display-only change (the maps shown): the context bars again (the read-outs'
+        visibility follows ``sync_widgets``)."""
+        super().redraw()
+        if not self.is_current():
+            self._draw_context()
+
     @Slot(int, object, object)
     def _on_images_returned(self, rid: int, pictures, params) -> None:
         """The pictures of ``params``: drawn while they are the model's parameters."""
@@ -183,9 +199,16 @@ class QtDeformationPanel(QtPanel):
             request = self.model.context_request()  # the same object while the digit stays
         except ValueError:
             return  # reported by refresh()
-        if request is self._context_for:
+        if request is self._context_for and request is not None:
             return
         self._context_for = request
+        if request is None:  # the Gabor probe has no context
+            self.context_slot.cancel()
+            self.context_progress.setVisible(False)
+            self._context = None
+            self._context_stopped = False
+            self._draw_context()
+            return
         hit = request.cached()
         if hit is not None:
             self.context_slot.cancel()
@@ -239,13 +262,15 @@ class QtDeformationPanel(QtPanel):
         return context_table(self.response, self._context)
 
     def _draw_context(self) -> None:
-        label = "class unknown: 'other' = any digit" if self.model.params.is_user_image \
+        params = self.model.params
+        label = "class unknown: 'other' = any digit" if params.is_user_image \
             else f"{self.model.context_per_class} per class"
-        state = label if self._context is not None else \
+        state = "Gabor probe: no digits to compare" if params.is_probe else \
+            label if self._context is not None else \
             "stopped: redone at the next change" if self._context_stopped else "computing…"
-        reasons = {} if self.model.params.architecture().supports_ntk else \
+        reasons = {} if params.architecture().supports_ntk else \
             {"ntk": "exp layers have no NTK"}
-        self.context.draw(self.context_values(), state, reasons)
+        self.context.draw(self.context_values(), state, reasons, shown=params.maps)
 
     # ------------------------------------------------------------ export
     def plot_items(self) -> dict[str, object]:
@@ -264,7 +289,7 @@ class QtDeformationPanel(QtPanel):
         from ntkviz.jobs import deform_csv_table
 
         self.check_current()
-        return deform_csv_table(view, self.response, self._context)
+        return deform_csv_table(view, self.response, self._context, maps=self.model.params.maps)
 
     def help_html(self) -> str:
         return help_html(self.model.context_per_class)
@@ -273,13 +298,22 @@ class QtDeformationPanel(QtPanel):
 def help_html(per_class: int) -> str:
     """The maths of the deformation editor (Help menu), ``per_class`` context references."""
     return (
-        "<h3>Deformations: CKN against NTK stability</h3>"
+        "<h3>Deformations: stability of five representations</h3>"
         "<p>A digit x is deformed by a displacement field τ: L<sub>τ</sub>x(u) = x(u − τ(u)) "
         "(bilinear interpolation, zero fill). The read-outs are ‖τ‖<sub>∞</sub> (pixels), "
         "‖∇τ‖<sub>∞</sub> (largest Jacobian operator norm, finite differences) and the "
-        "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ = "
-        "√(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x) for the CKN (arc-cosine kernel, only the last "
-        "layer trained) and the convolutional NTK, both computed exactly.</p>"
+        "relative distances ‖Φ(L<sub>τ</sub>x) − Φ(x)‖ / ‖Φ(x)‖ of five maps Φ: the CKN "
+        "(arc-cosine kernel, only the last layer trained) and the convolutional NTK, both "
+        "computed exactly through their kernels, √(k(x,x) + k(y,y) − 2k(x,y)) / √k(x,x); the "
+        "scattering transform S<sub>J</sub>x = {x⋆φ<sub>J</sub>, |x⋆ψ<sub>λ1</sub>|⋆φ<sub>J</sub>, "
+        "||x⋆ψ<sub>λ1</sub>|⋆ψ<sub>λ2</sub>|⋆φ<sub>J</sub>} (Morlet wavelets, J and L in "
+        "<i>Maps compared</i>); the Fourier modulus |x̂| (unitary DFT); the pixels.</p>"
+        "<p><b>Mallat's counterexample.</b> The <i>Gabor probe</i> x(u) = cos(ω₀⟨e, u − c⟩) "
+        "e<sup>−|u − c|²/(2σ²)</sup> (deformed by exact sampling) under the <i>dilation</i> "
+        "τ(u) = s(u − c), ‖∇τ‖<sub>∞</sub> = s: its spectrum's bumps at ±ω₀e move by ω₀s, so "
+        "the Fourier-modulus distance grows like ω₀s although |x̂| is translation invariant; "
+        "the scattering transform is Lipschitz, ‖S<sub>J</sub>L<sub>τ</sub>x − S<sub>J</sub>x‖ "
+        "≤ C‖∇τ‖<sub>∞</sub>‖x‖, whatever ω₀ (the Scattering tab plots both against s and ω₀).</p>"
         "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
         "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
         "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
