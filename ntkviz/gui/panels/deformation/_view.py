@@ -282,7 +282,7 @@ def help_html(per_class: int) -> str:
         "layer trained) and the convolutional NTK, both computed exactly.</p>"
         "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
         "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
-        "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
+        "while the NTK is only Hölder-½: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
         "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
         "watch the ratio NTK / CKN grow as τ shrinks.</p>"
         f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "
