@@ -150,7 +150,7 @@ def _validated(data, keys, where: str) -> Session:
 
 #: the text form's prefix, followed by the session format and a dot
 TEXT_PREFIX = "ntkviz"
-_TEXT = re.compile(rf"{TEXT_PREFIX}(\d{{1,4}})\.([A-Za-z0-9_-]*)")
+_TEXT = re.compile(rf"{TEXT_PREFIX}(\d{{1,4}})\.([A-Za-z0-9_-]*)=*")
 
 
 def session_text(data: dict) -> str:
@@ -161,11 +161,11 @@ def session_text(data: dict) -> str:
     return f"{TEXT_PREFIX}{data.get('session_format', SESSION_FORMAT)}.{packed.rstrip('=')}"
 
 
-def read_session_text(text: str, keys: list[str] | None = None) -> Session:
+def read_session_text(text: str, keys: list[str] | None = None,
+                      where: str = "session text") -> Session:
     """Read and validate a session string of :func:`session_text` (spaces and line breaks
     in it are ignored: a string wrapped by a mail program still reads). ``ValueError``
-    ("session text: <what is wrong>") for a foreign, damaged or invalid string."""
-    where = "session text"
+    ("<where>: <what is wrong>") for a foreign, damaged or invalid string."""
     if not isinstance(text, str):
         raise ValueError(f"{where}: expected a string, got {_kind(text)}")
     compact = "".join(text.split())
@@ -175,8 +175,8 @@ def read_session_text(text: str, keys: list[str] | None = None) -> Session:
     found = _TEXT.fullmatch(compact)
     if not compact.startswith(TEXT_PREFIX) or found is None:
         start = compact[:12] + ("…" if len(compact) > 12 else "")
-        raise ValueError(f"{where}: not an ntkviz session string (it must look like "
-                         f"{TEXT_PREFIX}{SESSION_FORMAT}.eNq…, letters, digits, - and _ only; "
+        raise ValueError(f"{where}: not an ntkviz session string (it must be "
+                         f"{TEXT_PREFIX}{SESSION_FORMAT}. then letters, digits, - and _ only; "
                          f"got {start!r})")
     fmt = int(found.group(1))
     if not 1 <= fmt <= SESSION_FORMAT:
