@@ -8,10 +8,8 @@ import re
 import pytest
 
 from ntkviz import panels
-from ntkviz.look_for import LOOK_FOR, Observation, observations
+from ntkviz.look_for import LOOK_FOR, RAW_MATHS, Observation, observations
 
-#: raw TeX or ASCII maths a reader would see as such: x^{…}, x_{…}, \commands, $…$, x^2, μ_k
-RAW_MATHS = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$|(?<![\w])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9]|\w\^[\w({−-]")
 
 
 def test_every_panel_has_what_to_look_for():

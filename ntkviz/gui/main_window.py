@@ -33,11 +33,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import panels as panel_specs
 from ntkviz.gui.help_dialogs import LookForDialog, text_dialog
-from ntkviz.gui.panels._base import CANCEL_KEY, START_KEY
 from ntkviz.gui.session import SESSION_FORMAT
 from ntkviz.gui.session_controller import SessionController
 from ntkviz.gui.startup import Startup, warm_up_kernels
-from ntkviz.gui.status import JobStatus
+from ntkviz.gui.status import CANCEL_KEY, START_KEY, JobStatus
 from ntkviz.gui.undo import UndoActions
 
 __all__ = ["MainWindow", "ExportDialog", "MessageBar", "SESSION_FORMAT", "warm_up_kernels"]

@@ -16,8 +16,12 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
 __all__ = ["JobStatus", "PROGRESS_DELAY_MS", "BACKGROUND_KEYS", "ProgressClock", "eta_text",
-           "duration_text"]
+           "duration_text", "START_KEY", "CANCEL_KEY"]
 
+#: the main window's shortcuts pressing the current tab's Start and Cancel buttons of a job
+#: that runs on demand (:meth:`ntkviz.gui.panels._base.QtPanel.use_job_buttons`)
+START_KEY = "Ctrl+Return"
+CANCEL_KEY = "Esc"
 #: show the progress bar when a job has been running this long
 PROGRESS_DELAY_MS = 400
 #: dispatcher keys of the start-up jobs (not the user's: no progress bar, no Cancel)

@@ -118,19 +118,17 @@ class ParamModel:
     def undo(self) -> frozenset:
         """Put back the parameters before the last step; returns the fields changed
         (empty when there is nothing to undo)."""
-        step = self.history.take_undo()
-        if step is None:
-            return frozenset()
-        with self.history.paused():
-            return self.set_params(step.before)
+        return self._go_to(self.history.take_undo(), "before")
 
     def redo(self) -> frozenset:
         """Make the last undone step again; returns the fields changed."""
-        step = self.history.take_redo()
+        return self._go_to(self.history.take_redo(), "after")
+
+    def _go_to(self, step, side: str) -> frozenset:
         if step is None:
             return frozenset()
         with self.history.paused():
-            return self.set_params(step.after)
+            return self.set_params(getattr(step, side))
 
     def reset(self) -> frozenset:
         """Every parameter back to its default (one undoable step)."""

@@ -2,8 +2,6 @@
 reads maths: tooltips, labels, help, legends, axis titles."""
 from __future__ import annotations
 
-import re
-
 import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -11,10 +9,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ntkviz import panels
 from ntkviz.gui.headless import wait_computed
 from ntkviz.gui.main_window import MainWindow
-from ntkviz.look_for import observations
+from ntkviz.look_for import RAW_MATHS, observations
 
-#: as tests/test_look_for.py: x^{…}, x_{…}, \commands, $, x^2, μ_k
-RAW_MATHS = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$|(?<![\w])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9]|\w\^[\w({−-]")
 #: small, fast states of the panels that compute only on demand (their legends are drawn too)
 CHEAP = {"stability": {"digits": [0, 100], "amplitude_count": 2, "amplitude_min": 0.1,
                        "amplitude_max": 1.0, "reference_per_class": 2},

@@ -67,17 +67,23 @@ def test_the_status_bar_says_elapsed_and_left(qtbot, dispatcher, settings):
     assert _seconds(last, 1) >= 1 and _seconds(last, 3) <= 1 + _seconds(last, 1) / 11
 
 
-@pytest.fixture
-def stability(qtbot, dispatcher, settings, monkeypatch):
-    from ntkviz.models.stability import StabilityModel
-
-    monkeypatch.setattr(StabilityModel, "build_request", classmethod(lambda cls, p: Slow()))
-    w = MainWindow(dispatcher, settings, panels=["stability"])
+def _window_with_slow_job(qtbot, dispatcher, settings, monkeypatch, key, model, method):
+    """A window of panel ``key`` whose ``model.method`` (a request builder) makes :class:`Slow`."""
+    monkeypatch.setattr(model, method, classmethod(lambda cls, p: Slow()))
+    w = MainWindow(dispatcher, settings, panels=[key])
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
     w.activateWindow()
     return w, w.current_panel()
+
+
+@pytest.fixture
+def stability(qtbot, dispatcher, settings, monkeypatch):
+    from ntkviz.models.stability import StabilityModel
+
+    return _window_with_slow_job(qtbot, dispatcher, settings, monkeypatch, "stability",
+                                 StabilityModel, "build_request")
 
 
 def test_ctrl_return_starts_and_esc_cancels_the_tab_s_job(qtbot, stability):
@@ -111,13 +117,8 @@ def test_esc_with_no_job_of_the_tab_cancels_the_status_bar_s(qtbot, stability):
 def test_the_monte_carlo_has_the_same_keys_and_clock(qtbot, dispatcher, settings, monkeypatch):
     from ntkviz.models.learning import LearningModel
 
-    monkeypatch.setattr(LearningModel, "monte_carlo_request", classmethod(lambda cls, p: Slow()))
-    w = MainWindow(dispatcher, settings, panels=["learning"])
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    panel = w.current_panel()
+    w, panel = _window_with_slow_job(qtbot, dispatcher, settings, monkeypatch, "learning",
+                                     LearningModel, "monte_carlo_request")
     assert panel.controls.mc_button.toolTip().endswith("(Ctrl+Return)")
     assert w.press_job_button(0)
     qtbot.waitUntil(panel.mc_slot.is_busy, timeout=5000)

@@ -54,7 +54,7 @@ from PySide6.QtCore import Signal, Slot
 
 from ntkviz import panels
 from ntkviz.gui.plot_style import empty_note
-from ntkviz.gui.status import ProgressClock
+from ntkviz.gui.status import CANCEL_KEY, START_KEY, ProgressClock
 from ntkviz.gui.undo import REDO_KEY, UNDO_KEY
 from ntkviz.gui.workers import JobSlot, readable_error
 
@@ -62,9 +62,6 @@ __all__ = ["QtPanel", "OnDemandPanel", "spec_of_view", "START_KEY", "CANCEL_KEY"
 
 #: the note of a panel that has drawn nothing yet
 NOTHING_YET = "nothing computed yet"
-#: the main window's shortcuts pressing the current tab's Start and Cancel buttons
-START_KEY = "Ctrl+Return"
-CANCEL_KEY = "Esc"
 
 
 def spec_of_view(view_cls) -> panels.PanelSpec:
