@@ -58,6 +58,12 @@ def test_what_to_look_for_lists_the_tab_s_observations_and_shows_them(qtbot, win
     _close_button(dlg).click()
 
 
+def test_a_panel_without_observations_says_so(qtbot, window):
+    from ntkviz.gui.help_dialogs import look_for_html
+
+    assert "Nothing is written for this tab yet" in look_for_html("Plug-in", "plugin", False)
+
+
 def test_the_tab_bar_links_open_the_help(qtbot, window):
     assert window.tabs.cornerWidget(QtCore.Qt.Corner.TopRightCorner) is window.help_links
     window.help_links.linkActivated.emit("look")
