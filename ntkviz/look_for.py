@@ -21,9 +21,11 @@ from types import MappingProxyType
 __all__ = ["Observation", "LOOK_FOR", "observations", "RAW_MATHS"]
 
 #: maths a reader would see raw: TeX (``x^{…}``, ``x_{…}``, ``\\alpha``, ``$``), a caret power
-#: (``k^2``) or an underscore subscript on a one-letter symbol (``μ_k``, ``c_0``); help texts,
-#: tooltips and legends are checked against it (identifiers such as ``train_loss`` pass)
-RAW_MATHS = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$|(?<![\w])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9]|\w\^[\w({−-]")
+#: (``k^2``), an underscore subscript on a one-letter symbol (``μ_k``, ``c_0``) or a one-letter
+#: subscript on a capitalised name (``NTK_L``); help texts, tooltips, combo box items and
+#: legends are checked against it (identifiers such as ``train_loss`` pass)
+RAW_MATHS = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$|(?<![\w])[A-Za-zα-ωΑ-Ω]_[A-Za-z0-9]|\w\^[\w({−-]"
+                       r"|\b[A-Z]{2,}_[A-Za-z0-9]\b")
 
 
 @dataclass(frozen=True)

@@ -46,12 +46,14 @@ def test_parameters_read_as_short_text():
         obs.params["ridge"] = 0  # read-only
 
 
-@pytest.mark.parametrize("text", ["S^{p−1}", "Θ_{L−1}", "μ_k", "\\alpha", "k^2", "$x$", "c_0"])
+@pytest.mark.parametrize("text", ["S^{p−1}", "Θ_{L−1}", "μ_k", "\\alpha", "k^2", "$x$", "c_0",
+                                  "NTK_L(1) = L"])
 def test_the_raw_maths_pattern_catches(text):
     assert RAW_MATHS.search(text)
 
 
 @pytest.mark.parametrize("text", ["Sᵖ⁻¹ ⊂ ℝᵖ", "μₖ ~ C(p) k⁻ᵖ", "train_loss", "Hölder-½",
-                                  "albietz/ckn_kernel", "‖L_τx − x‖"])
+                                  "albietz/ckn_kernel", "‖L_τx − x‖",
+                                  "NTK_PARAMS", "κ(1) = L"])
 def test_the_raw_maths_pattern_spares(text):
     assert not RAW_MATHS.search(text)

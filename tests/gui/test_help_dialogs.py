@@ -106,14 +106,18 @@ def _widget_texts(panel) -> list[str]:
             out.append(w.title())
         elif isinstance(w, (QtWidgets.QLabel, QtWidgets.QAbstractButton)):
             out.append(_plain(w.text()))
+        elif isinstance(w, QtWidgets.QComboBox):
+            out += [w.itemText(i) for i in range(w.count())]
+            out += [w.itemData(i, QtCore.Qt.ItemDataRole.ToolTipRole) or ""
+                    for i in range(w.count())]
     return out
 
 
 @pytest.mark.parametrize("key", panels.keys())
 def test_no_raw_tex_where_a_user_reads_maths(qtbot, dispatcher, key):
-    """Tooltips, labels, the maths help, legends, axis labels and titles of every panel
-    (drawn at its defaults, or at a small state when it computes on demand) are Unicode
-    maths: no x^{…}, x_{…}, \\commands or μ_k."""
+    """Tooltips, labels, combo box items, the maths help, legends, axis labels and titles
+    of every panel (drawn at its defaults, or at a small state when it computes on
+    demand) are Unicode maths: no x^{…}, x_{…}, \\commands, μ_k or NTK_L."""
     panel = panels.view_class(key)(dispatcher, spec=panels.spec(key))
     qtbot.addWidget(panel)
     panel.resize(1200, 760)

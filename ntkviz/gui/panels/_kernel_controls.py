@@ -144,7 +144,7 @@ class KernelChooser(QtWidgets.QGroupBox):
         self.bias.valueChanged.connect(lambda v: self.edited.emit({"bias": float(v)}))
         lay.addWidget(self.bias)
         self.normalize = QtWidgets.QComboBox()
-        self.normalize.addItems(["paper (NTK_L(1) = L)", "divided by κ(1) (the 1/L variant)"])
+        self.normalize.addItems(["paper (depth-L NTK: κ(1) = L)", "divided by κ(1) (the 1/L variant)"])
         self.normalize.setToolTip("paper: Bietti & Mairal's unnormalised kernels; divided: "
                                   "κ(u)/κ(1), value 1 at u = 1 (for ReLU, β = 0: NTK/L)")
         self.normalize.currentIndexChanged.connect(

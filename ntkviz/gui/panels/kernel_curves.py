@@ -93,8 +93,8 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         ol.addLayout(seed_row)
         ol.addWidget(self.samples)
 
-        self.at_one = Readout("κ(1)", tooltip="value at u = 1 of each curve (NTK_L(1) = L for "
-                                              "ReLU, β = 0, paper normalisation)")
+        self.at_one = Readout("κ(1)", tooltip="value at u = 1 of each curve (κ(1) = L for the "
+                                              "depth-L ReLU NTK, β = 0, paper normalisation)")
         self.at_one.setWordWrap(True)
 
         scroll = scroll_column(self.kernels, self.derivative, self.near_one, self.points,
