@@ -52,25 +52,28 @@ def eta_text(fraction: float, elapsed_s: float) -> str:
 class ProgressClock:
     """A ``QProgressBar`` (range 0–1000) that shows its job's percentage, the time elapsed
     and the time left: :meth:`start` when the job starts, :meth:`show` at each fraction,
-    :meth:`stop` when it ends (the bar keeps its value and shows the percentage only)."""
+    :meth:`stop` when it ends (the bar keeps its value and shows the percentage only).
+    ``label`` goes in front of the percentage ("context distances: ")."""
 
-    def __init__(self, bar: QtWidgets.QProgressBar):
+    def __init__(self, bar: QtWidgets.QProgressBar, label: str = ""):
         self.bar = bar
+        self.label = label
         self._timer = QtCore.QElapsedTimer()
 
     def start(self) -> None:
         self._timer.start()
-        self.bar.setFormat("%p%")
+        self.bar.setFormat(f"{self.label}%p%")
 
     def show(self, fraction: float) -> None:
         fraction = max(0.0, min(1.0, float(fraction)))
         self.bar.setValue(int(round(1000 * fraction)))
         if self._timer.isValid():
-            self.bar.setFormat(f"%p% · {eta_text(fraction, self._timer.elapsed() / 1000)}")
+            clock = eta_text(fraction, self._timer.elapsed() / 1000)
+            self.bar.setFormat(f"{self.label}%p% · {clock}")
 
     def stop(self) -> None:
         self._timer.invalidate()
-        self.bar.setFormat("%p%")
+        self.bar.setFormat(f"{self.label}%p%")
 
 
 class JobStatus(QtWidgets.QWidget):

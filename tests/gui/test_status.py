@@ -127,3 +127,21 @@ def test_the_monte_carlo_has_the_same_keys_and_clock(qtbot, dispatcher, settings
     QTest.keyClick(w.tabs, QtCore.Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not panel.mc_slot.is_busy(), timeout=5000)
     assert panel.controls.mc_note.text().startswith("Monte-Carlo cancelled")
+
+
+def test_the_deformation_context_bar_has_the_clock_behind_its_label(qtbot, dispatcher):
+    from ntkviz.gui.panels.deformation import QtDeformationPanel
+
+    panel = QtDeformationPanel(dispatcher)
+    qtbot.addWidget(panel)
+    bar = panel.context_progress
+    panel._on_context_busy(True)  # as the context job starts
+    assert bar.format() == "context distances: %p%"
+    QTest.qWait(1100)
+    panel._on_context_yielded(1, Progress(0.25, "a digit"), None)
+    found = re.fullmatch(r"context distances: %p% · (\d+):(\d\d) · (\d+):(\d\d) left", bar.format())
+    assert found and bar.value() == 250, bar.format()
+    elapsed, left = _seconds(found, 1), _seconds(found, 3)
+    assert 1 <= elapsed <= 5 and left == pytest.approx(3 * elapsed, abs=1)  # a quarter done
+    panel._on_context_busy(False)
+    assert bar.format() == "context distances: %p%"

@@ -11,6 +11,7 @@ from ntkviz.gui.panels.deformation._architecture import ArchitectureEditor
 from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPicker
 from ntkviz.gui.panels.deformation._images import image_beside_bar
 from ntkviz.gui.panels.deformation._pictures import DeformationPictures
+from ntkviz.gui.status import ProgressClock
 from ntkviz.gui.workers import JobSlot
 from ntkviz.limits import NTK_RESOLUTION
 
@@ -75,6 +76,7 @@ class QtDeformationPanel(QtPanel):
         right = self.pictures = DeformationPictures(CONTEXT_CATEGORIES)
         self.views, self.readout_box, self.context = right.views, right.readout_box, right.context
         self.readouts, self.context_progress = self.readout_box.readouts, right.context_progress
+        self.context_clock = ProgressClock(self.context_progress, "context distances: ")
         self.context_widget = right.context_widget
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(scroll)
@@ -206,7 +208,7 @@ class QtDeformationPanel(QtPanel):
 
     @Slot(int, object, object)
     def _on_context_yielded(self, rid: int, item, request) -> None:
-        self.context_progress.setValue(int(1000 * item.fraction))
+        self.context_clock.show(item.fraction)
 
     @Slot(int, object, object)
     def _on_context_returned(self, rid: int, result, request) -> None:
@@ -225,6 +227,10 @@ class QtDeformationPanel(QtPanel):
 
     @Slot(bool)
     def _on_context_busy(self, busy: bool) -> None:
+        if busy:
+            self.context_clock.start()
+        else:
+            self.context_clock.stop()
         if not busy and self._context is None:
             # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)
