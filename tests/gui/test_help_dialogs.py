@@ -8,7 +8,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import panels
 from ntkviz.gui.headless import wait_computed
-from ntkviz.gui.main_window import MainWindow
 from ntkviz.look_for import RAW_MATHS, observations
 
 #: small, fast states of the panels that compute only on demand (their legends are drawn too)
@@ -19,11 +18,8 @@ CHEAP = {"stability": {"digits": [0, 100], "amplitude_count": 2, "amplitude_min"
 
 
 @pytest.fixture
-def window(qtbot, dispatcher, settings):
-    w = MainWindow(dispatcher, settings, panels=["kernel", "spectrum"])
-    qtbot.addWidget(w)
-    w.show()
-    return w
+def window(two_tab_window):
+    return two_tab_window
 
 
 def _close_button(dlg) -> QtWidgets.QPushButton:

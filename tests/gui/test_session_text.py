@@ -9,19 +9,13 @@ import zlib
 import pytest
 from PySide6 import QtGui, QtWidgets
 
-from ntkviz.gui.main_window import MainWindow
 from ntkviz.gui.session import read_session_text, session_text
 from ntkviz.gui.session_controller import RECENT_MAX, SessionTextDialog
 
-MINE = ["kernel", "spectrum"]
-
 
 @pytest.fixture
-def window(qtbot, dispatcher, settings):
-    w = MainWindow(dispatcher, settings, panels=MINE)
-    qtbot.addWidget(w)
-    w.show()
-    return w
+def window(two_tab_window):
+    return two_tab_window
 
 
 def _decode(text: str):

@@ -14,11 +14,8 @@ SHIFT = QtCore.Qt.KeyboardModifier.ShiftModifier
 
 
 @pytest.fixture
-def window(qtbot, dispatcher, settings):
-    w = MainWindow(dispatcher, settings, panels=["kernel", "spectrum"])
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
+def window(qtbot, two_tab_window):
+    w = two_tab_window
     w.activateWindow()
     with qtbot.waitSignal(w.panels["kernel"].computed, timeout=60000):
         w.start()
