@@ -137,8 +137,9 @@ def _screenshot_exit(outcome: dict | None, rc: int, prog: str) -> int:
 
 
 def main(session: str | None = None, screenshot: str | None = None, tab: str | None = None,
-         progress=None) -> int:
-    """Run the app. ``session``: a JSON session to open; ``tab``: panel key shown first;
+         progress=None, session_text: str | None = None) -> int:
+    """Run the app. ``session``: a JSON session to open (or ``session_text``, one as text:
+    :func:`ntkviz.gui.session.read_session_text`); ``tab``: panel key shown first;
     ``screenshot``: save a PNG of the window once that tab has drawn, then quit. A tab
     that computes only on demand (stability, classification) is started as its Start
     button would; ``progress(fraction, final)`` then follows its job. If the tab fails
@@ -152,6 +153,11 @@ def main(session: str | None = None, screenshot: str | None = None, tab: str | N
     window = MainWindow(dispatcher)
     if session:
         window.open_session(session)
+    if session_text is not None:
+        try:
+            window.sessions.open_text(session_text)
+        except ValueError as exc:
+            window.show_message(f"cannot open session {exc}", error=True)
     if tab:
         window.show_panel(tab)
     window.show()

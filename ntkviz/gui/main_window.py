@@ -7,9 +7,16 @@
   Cancel: :mod:`ntkviz.gui.status`.
 * File: Export… (Ctrl+E: a view of the current panel, in any format of
   :data:`ntkviz.gui.export.WRITERS`; an existing file is replaced only after
-  asking), Save session… (Ctrl+S), Open session… (Ctrl+O), Quit (Ctrl+Q).
+  asking), Open session… (Ctrl+O), Open recent, Save session… (Ctrl+S), Copy session
+  as text, Open session from text…, Quit (Ctrl+Q).
+* Edit: Undo (Ctrl+Z) and Redo (Ctrl+Shift+Z) of the current tab's parameters, Reset
+  to defaults (:mod:`ntkviz.gui.undo`).
 * View: one entry per panel (Ctrl+1, Ctrl+2, …) and the message log.
-* Help: the maths of the current panel (F1), About.
+* Help: the maths of the current panel (F1), what to look for in it (Shift+F1; also the
+  links at the right of the tab bar), About.
+* Ctrl+Return and Esc press the current tab's Start and Cancel buttons of a job that
+  runs on demand (:meth:`ntkviz.gui.panels._base.QtPanel.use_job_buttons`); Esc also
+  cancels the jobs the status bar's Cancel stands for.
 * Errors appear in a message bar above the tabs and stay there until dismissed
   or replaced by the next message; every message is kept in the log (View →
   Messages…). The status bar shows the current panel's own text only, what the
@@ -25,10 +32,12 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import panels as panel_specs
+from ntkviz.gui.help_dialogs import LookForDialog, text_dialog
 from ntkviz.gui.session import SESSION_FORMAT
 from ntkviz.gui.session_controller import SessionController
 from ntkviz.gui.startup import Startup, warm_up_kernels
-from ntkviz.gui.status import JobStatus
+from ntkviz.gui.status import CANCEL_KEY, START_KEY, JobStatus
+from ntkviz.gui.undo import UndoActions
 
 __all__ = ["MainWindow", "ExportDialog", "MessageBar", "SESSION_FORMAT", "warm_up_kernels"]
 
@@ -218,6 +227,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self._panel_text: dict[str, str] = {}  # each panel's last status text
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.help_links = QtWidgets.QLabel(
+            "<a href='look'>What to look for</a> &nbsp;·&nbsp; <a href='maths'>Maths</a>&nbsp;")
+        self.help_links.setToolTip("Help on the current tab: what to look for (Shift+F1) and "
+                                   "the maths behind it (F1)")
+        self.help_links.linkActivated.connect(
+            lambda link: self.show_look_for() if link == "look" else self.show_maths())
+        self.tabs.setCornerWidget(self.help_links, QtCore.Qt.Corner.TopRightCorner)
         self.messages = MessageBar()
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
@@ -262,10 +278,22 @@ class MainWindow(QtWidgets.QMainWindow):
         f.addSeparator()
         self._action(f, "&Open session…", self.sessions.open_dialog, "Ctrl+O",
                      "restore every panel's parameters from a JSON session file")
+        self.recent_menu = f.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(
+            lambda: self.sessions.fill_recent_menu(self.recent_menu))
         self._action(f, "&Save session…", self.sessions.save_dialog, "Ctrl+S",
                      "save every panel's parameters and seeds to a JSON file")
         f.addSeparator()
+        self._action(f, "&Copy session as text", self.sessions.copy_text, None,
+                     "every panel's parameters as one line on the clipboard, to paste in a "
+                     "message or give to ntkviz gui --session-text")
+        self._action(f, "Open session from &text…", self.sessions.open_text_dialog, None,
+                     "restore every panel's parameters from a string of Copy session as text")
+        f.addSeparator()
         self._action(f, "&Quit", self.close, "Ctrl+Q")
+        #: Edit: Undo, Redo, Reset to defaults (other actions may be added after them)
+        self.edit_menu = mb.addMenu("&Edit")
+        self.undo_actions = UndoActions(self, self.edit_menu)
         v = mb.addMenu("&View")
         for i, (key, spec) in enumerate(self._specs.items()):
             self._action(v, spec.title, lambda _=False, k=key: self.show_panel(k),
@@ -275,7 +303,37 @@ class MainWindow(QtWidgets.QMainWindow):
                      "every message and error of this session")
         h = mb.addMenu("&Help")
         self._action(h, "&Maths of this panel", self.show_maths, "F1")
+        self._action(h, "&What to look for", self.show_look_for, "Shift+F1",
+                     "a few observations in the current tab, with the parameters that show them")
         self._action(h, "&About ntkviz", self.show_about)
+        for key, slot in ((START_KEY, lambda: self.press_job_button(0)),
+                          (CANCEL_KEY, lambda: self.press_job_button(1))):
+            act = QtGui.QAction(self)  # no menu entry: the buttons' tooltips name the keys
+            act.setShortcut(QtGui.QKeySequence(key))
+            act.triggered.connect(slot)
+            self.addAction(act)
+        self._start_keypad = QtGui.QShortcut(QtGui.QKeySequence("Ctrl+Enter"), self,
+                                             lambda: self.press_job_button(0))
+
+    def press_job_button(self, which: int) -> bool:
+        """Press the current tab's Start (``which`` 0) or Cancel (1) button of its
+        on-demand job, if it is enabled; Cancel with none of the tab's running also stands
+        for the status bar's Cancel. A value being typed is committed first. Returns
+        whether a button was pressed."""
+        panel = self.current_panel()
+        buttons = getattr(panel, "job_buttons", None)
+        button = buttons[which] if buttons else None
+        if button is None or not (button.isEnabled() and button.isVisibleTo(panel)):
+            if which == 1 and self.status.cancellable():
+                self.status.cancel_jobs()
+                return True
+            return False
+        focus = QtWidgets.QApplication.focusWidget()
+        if focus is not None and which == 0:  # a spin box or text field commits on losing focus
+            focus.clearFocus()
+            focus.setFocus()
+        button.click()
+        return True
 
     def start(self, *, on_demand: bool = False) -> None:
         """Start computing (:class:`ntkviz.gui.startup.Startup`); ``on_demand``: the
@@ -319,6 +377,8 @@ class MainWindow(QtWidgets.QMainWindow):
             except (ValueError, TypeError, KeyError):
                 self.show_message(f"{panel.title}: the last parameters could not be restored; "
                                   f"defaults used")
+            panel.model.history.clear()  # the parameters a tab starts with are not undoable
+        self.undo_actions.watch(panel)
         if self.startup.started and panel.auto_compute:
             panel.start()
         return panel
@@ -350,6 +410,7 @@ class MainWindow(QtWidgets.QMainWindow):
         panel = self._panel_at(index)
         text = self._panel_text.get(getattr(panel, "key", None), "")
         self._show_status(text, error=bool(getattr(panel, "last_error", "")))
+        self.undo_actions.update()
 
     # ------------------------------------------------------------- messages
     def show_message(self, text: str, error: bool = False) -> None:
@@ -398,7 +459,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def show_log(self) -> None:
         """The message log (View → Messages…)."""
-        self._log_dialog = _text_dialog(self, "Messages", "\n".join(
+        self._log_dialog = text_dialog(self, "Messages", "\n".join(
             f"{t}  {'error: ' if e else ''}{m}" for t, m, e in self.messages.log) or "no messages")
 
     # --------------------------------------------------------------- export
@@ -444,34 +505,30 @@ class MainWindow(QtWidgets.QMainWindow):
         super().closeEvent(event)
 
     # ----------------------------------------------------------------- help
-    def show_maths(self) -> None:
+    def show_maths(self):
+        """Help → Maths of this panel (F1): the formulas behind the current tab."""
         panel = self.current_panel()
         if panel is not None:
-            _text_dialog(self, f"Maths — {panel.title}", panel.help_html(), html=True,
-                         size=(720, 560))
+            self._maths_dialog = text_dialog(self, f"Maths — {panel.title}", panel.help_html(),
+                                             html_text=True, size=(720, 560))
+            return self._maths_dialog
+        return None
+
+    def show_look_for(self):
+        """Help → What to look for (Shift+F1): observations in the current tab, each with
+        a Show link setting the parameters that show it (:mod:`ntkviz.look_for`)."""
+        panel = self.current_panel()
+        if panel is None:
+            return None
+        self._look_for_dialog = LookForDialog(panel, self)
+        self._look_for_dialog.shown.connect(lambda text: self.show_note(f"shown: {text}"))
+        self._look_for_dialog.show()
+        return self._look_for_dialog
 
     def show_about(self) -> None:
         from ntkviz import __version__
 
         QtWidgets.QMessageBox.about(self, "About ntkviz", ABOUT_HTML.format(version=__version__))
-
-
-def _text_dialog(parent, title: str, text: str, html: bool = False, size=(720, 400)):
-    """A non-modal dialog showing ``text`` (plain, or HTML with links)."""
-    dlg = QtWidgets.QDialog(parent)
-    dlg.setWindowTitle(title)
-    if html:
-        view = QtWidgets.QTextBrowser()
-        view.setHtml(text)
-        view.setOpenExternalLinks(True)
-    else:
-        view = QtWidgets.QPlainTextEdit()
-        view.setReadOnly(True)
-        view.setPlainText(text)
-    QtWidgets.QVBoxLayout(dlg).addWidget(view)
-    dlg.resize(*size)
-    dlg.show()
-    return dlg
 
 
 ABOUT_HTML = """

@@ -25,6 +25,11 @@ Writing a model
    optionally ``gallery_cases()`` (parameters worth looking at) and
    :meth:`ParamModel.csv_table` (the table of a view, when display-only fields
    choose its columns).
+
+Every model keeps the history of its changes (:attr:`ParamModel.history`, a
+:class:`ntkviz.models._history.ParamHistory`): :meth:`ParamModel.undo`,
+:meth:`ParamModel.redo` and :meth:`ParamModel.reset` (to the defaults, one step) work for
+every panel with no code of its own.
 """
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, ClassVar
 
 from ntkviz._check import shown
+from ntkviz.models._history import ParamHistory
 
 __all__ = ["ParamModel", "parse_params"]
 
@@ -47,7 +53,8 @@ class ParamModel:
 
     Listeners registered with :meth:`connect` are called as
     ``listener(changed_fields, recompute)`` after every effective change;
-    ``recompute`` is False when only ``display_only`` fields changed.
+    ``recompute`` is False when only ``display_only`` fields changed (so undoing or
+    redoing a display-only change recomputes nothing either).
     """
 
     #: the frozen dataclass of parameters (validates itself in ``__post_init__``)
@@ -67,6 +74,8 @@ class ParamModel:
         if not isinstance(self._params, self.Params):
             raise TypeError(f"params must be a {self.Params.__name__}, got {type(params).__name__}")
         self._listeners: list[Listener] = []
+        #: the undo/redo history of the parameters (every effective change is recorded)
+        self.history = ParamHistory(_same)
 
     # ------------------------------------------------------------------ state
     @property
@@ -83,14 +92,16 @@ class ParamModel:
             raise ValueError(f"{type(self).__name__}: unknown parameter {unknown[0]!r}")
         return self.set_params(dataclasses.replace(self._params, **changes))
 
-    def set_params(self, params) -> frozenset:
-        """Replace all parameters at once (one notification)."""
+    def set_params(self, params, *, label: str = "") -> frozenset:
+        """Replace all parameters at once (one notification, one undo step named
+        ``label`` if given, e.g. "open session")."""
         if not isinstance(params, self.Params):
             raise TypeError(f"params must be a {self.Params.__name__}, got {type(params).__name__}")
         old, self._params = self._params, params
         changed = frozenset(f.name for f in dataclasses.fields(self.Params)
                             if not _same(getattr(old, f.name), getattr(params, f.name)))
         if changed:
+            self.history.record(old, params, changed, label)
             recompute = bool(changed - self.display_only)
             for listener in list(self._listeners):
                 listener(changed, recompute)
@@ -102,6 +113,26 @@ class ParamModel:
 
     def disconnect(self, listener: Listener) -> None:
         self._listeners.remove(listener)
+
+    # ------------------------------------------------------------ history
+    def undo(self) -> frozenset:
+        """Put back the parameters before the last step; returns the fields changed
+        (empty when there is nothing to undo)."""
+        return self._go_to(self.history.take_undo(), "before")
+
+    def redo(self) -> frozenset:
+        """Make the last undone step again; returns the fields changed."""
+        return self._go_to(self.history.take_redo(), "after")
+
+    def _go_to(self, step, side: str) -> frozenset:
+        if step is None:
+            return frozenset()
+        with self.history.paused():
+            return self.set_params(getattr(step, side))
+
+    def reset(self) -> frozenset:
+        """Every parameter back to its default (one undoable step)."""
+        return self.set_params(self.Params(), label="reset to defaults")
 
     # ----------------------------------------------------------------- request
     def request(self):
@@ -150,10 +181,10 @@ class ParamModel:
         values (default: the defaults). ``ValueError`` names the first bad field."""
         return parse_params(cls.Params, state, base)
 
-    def restore(self, state: Mapping) -> frozenset:
+    def restore(self, state: Mapping, label: str = "") -> frozenset:
         """Set every field given in ``state`` (all validated first: a bad field changes
-        nothing)."""
-        return self.set_params(self.parse(state, self._params))
+        nothing); one undo step, named ``label`` if given."""
+        return self.set_params(self.parse(state, self._params), label=label)
 
 
 def parse_params(params_cls: type, state: Mapping, base=None):

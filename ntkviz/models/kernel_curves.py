@@ -178,7 +178,7 @@ class KernelCurvesModel(ParamModel):
     Params = KernelCurvesParams
     display_only = frozenset({"near_one"})
     views = (View("curves", "κ(u) on [-1, 1]"),
-             View("near_one", "2κ(1) − 2κ(1 − ε) against ε = 1 − u on log–log axes with the ε^½ "
+             View("near_one", "2κ(1) − 2κ(1 − ε) against ε = 1 − u on log–log axes with the √ε "
                   "and ε guides", shows={"near_one": True}))
 
     @classmethod

@@ -124,7 +124,7 @@ class LearningModel(ParamModel):
     Params = LearningParams
     display_only = frozenset({"view", "mc_sizes", "seeds"})
     views = (View("curve", "test MSE against n (theory)"),
-             View("learnability", "L_k at --n"),
+             View("learnability", "Lₖ at --n"),
              View("view", "the plot chosen by --show: fit, gp, partial_sums or approximation"))
 
     @classmethod

@@ -34,7 +34,7 @@ class SpectrumParams(KernelChoice):
         *limits.DIM_RANGE), metavar="P")
     kmax: int = option(100, "--kmax", "largest degree k, {}..{} (default 100)".format(
         *SPECTRUM_KMAX_RANGE))
-    weighted: bool = option(False, "--weighted", "plot N(p, k) μ_k instead of μ_k", value=True)
+    weighted: bool = option(False, "--weighted", "plot N(p, k) μₖ instead of μₖ", value=True)
     guides: bool = option(True, "--no-guides", "omit the C k^exponent guide lines", value=False)
     slope: bool = True
 
@@ -51,7 +51,7 @@ class SpectrumModel(ParamModel):
 
     Params = SpectrumParams
     display_only = frozenset({"weighted", "guides", "slope"})
-    views = (View("spectrum", "μ_k against k"),
+    views = (View("spectrum", "μₖ against k"),
              View("slope", "local log–log slope", shows={"slope": True}))
 
     @classmethod

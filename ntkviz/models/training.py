@@ -81,7 +81,7 @@ class TrainingParams:
                           "(default 15)")
     teacher: int = option(3, "--teacher", f"teacher neurons m0, {_range(limits.TEACHER_RANGE)} "
                           "(default 3)")
-    dim: int = option(2, "--dim", "input dimension d, inputs on S^{d-1}, "
+    dim: int = option(2, "--dim", "input dimension d, inputs on Sᵈ⁻¹, "
                       f"{_range(limits.TRAIN_DIM_RANGE)} (default 2)")
     lr: float = option(0.005, "--lr", "step size, the same for every α, in [1e-06, 1000] "
                        "(default 0.005)")

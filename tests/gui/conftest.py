@@ -96,3 +96,16 @@ def drawn_ticks():
                                          for rect, _, text in specs[2] if text.strip()]
 
     return labels
+
+
+@pytest.fixture
+def two_tab_window(qtbot, dispatcher, settings):
+    """A main window of the Kernel curves and Eigenvalue decay tabs, shown and exposed,
+    not started (nothing computed yet)."""
+    from ntkviz.gui.main_window import MainWindow
+
+    w = MainWindow(dispatcher, settings, panels=["kernel", "spectrum"])
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w

@@ -35,6 +35,13 @@ asked) and implement
 :func:`ntkviz.gui.headless.render_panel` wait on it). A panel class may define a static
 ``warm_up()`` (Qt-free: call its numba kernels once on tiny inputs); the main window
 runs it on a worker at start-up.
+
+What every panel gets from this base, with no code of its own: undo and redo of its
+parameters (the model's history; a slider drag is one step, :meth:`QtPanel.hold_history`),
+and, for a job that runs on demand, the Start (:data:`START_KEY`) and Cancel
+(:data:`CANCEL_KEY`) shortcuts of the main window, named in the buttons' tooltips
+(:meth:`QtPanel.use_job_buttons`), and a progress bar that shows the time elapsed and
+the time left (:class:`~ntkviz.gui.status.ProgressClock`).
 """
 from __future__ import annotations
 
@@ -42,14 +49,16 @@ import sys
 from contextlib import contextmanager
 
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Signal, Slot
 
 from ntkviz import panels
 from ntkviz.gui.plot_style import empty_note
+from ntkviz.gui.status import CANCEL_KEY, START_KEY, ProgressClock
+from ntkviz.gui.undo import REDO_KEY, UNDO_KEY
 from ntkviz.gui.workers import JobSlot, readable_error
 
-__all__ = ["QtPanel", "OnDemandPanel", "spec_of_view"]
+__all__ = ["QtPanel", "OnDemandPanel", "spec_of_view", "START_KEY", "CANCEL_KEY"]
 
 #: the note of a panel that has drawn nothing yet
 NOTHING_YET = "nothing computed yet"
@@ -87,6 +96,9 @@ class QtPanel(QtWidgets.QWidget):
     auto_compute: bool = True
     #: the panel has a Cancel button of its own for its job (the window adds none)
     own_cancel: bool = False
+    #: ``(start, cancel)`` buttons of the job the panel runs on demand, pressed by the
+    #: window's :data:`START_KEY` and :data:`CANCEL_KEY` (:meth:`use_job_buttons`)
+    job_buttons: tuple | None = None
     _refresh_suspended: bool = False
 
     computed = Signal(int)  # request id, after a response was applied to the plots
@@ -162,10 +174,44 @@ class QtPanel(QtWidgets.QWidget):
         """JSON-serialisable parameters and seeds (the model's session entry)."""
         return self.model.to_session()
 
-    def set_state(self, state: dict) -> None:
+    def set_state(self, state: dict, label: str = "") -> None:
         """Restore parameters saved by :meth:`state`; ``ValueError`` (naming the field)
-        and nothing changed if any value is invalid. Recomputes once."""
-        self.model.restore(state)
+        and nothing changed if any value is invalid. Recomputes once; one undo step
+        (named ``label``, e.g. "open session")."""
+        self.model.restore(state, label=label)
+
+    # ---------------------------------------------------- history, shortcuts
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        self.hold_history()
+
+    def hold_history(self) -> None:
+        """Make each slider drag one undo step (the model's history is held while a slider
+        is pressed and sealed when it is released) and let :data:`UNDO_KEY` /
+        :data:`REDO_KEY` reach the window's Undo and Redo from a spin box (whose own
+        typing undo would take them). Called whenever the panel is shown, so widgets
+        added later are included."""
+        history = self.model.history
+        for slider in self.findChildren(QtWidgets.QAbstractSlider):
+            if isinstance(slider, QtWidgets.QScrollBar) or slider.property("_ntkviz_history"):
+                continue
+            slider.setProperty("_ntkviz_history", True)
+            slider.sliderPressed.connect(history.hold)
+            slider.sliderReleased.connect(history.release)
+        for box in self.findChildren(QtWidgets.QAbstractSpinBox):
+            if not box.property("_ntkviz_history"):
+                box.setProperty("_ntkviz_history", True)
+                box.installEventFilter(_HISTORY_KEYS)
+
+    def use_job_buttons(self, start: QtWidgets.QAbstractButton,
+                        cancel: QtWidgets.QAbstractButton) -> None:
+        """``start`` and ``cancel`` run and stop the panel's on-demand job: the window's
+        :data:`START_KEY` and :data:`CANCEL_KEY` press them, and their tooltips say so."""
+        self.job_buttons = (start, cancel)
+        for button, key in ((start, START_KEY), (cancel, CANCEL_KEY)):
+            text = QtGui.QKeySequence(key).toString(QtGui.QKeySequence.SequenceFormat.NativeText)
+            tip = button.toolTip()
+            button.setToolTip(f"{tip} ({text})" if tip else f"{button.text()} ({text})")
 
     # ------------------------------------------------------------- plumbing
     def is_current(self) -> bool:
@@ -330,6 +376,22 @@ class _NotDrawn(Exception):
     """A response could not be drawn (already reported)."""
 
 
+class _HistoryKeys(QtCore.QObject):
+    """An event filter giving :data:`UNDO_KEY` and :data:`REDO_KEY` to the window's Undo
+    and Redo instead of a spin box's typing undo (a spin box's value is committed the
+    moment it changes: its parameter history is the undo a user means)."""
+
+    KEYS = (QtGui.QKeySequence(UNDO_KEY), QtGui.QKeySequence(REDO_KEY))
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QtCore.QEvent.Type.ShortcutOverride:
+            return QtGui.QKeySequence(event.keyCombination()) in self.KEYS
+        return False
+
+
+_HISTORY_KEYS = _HistoryKeys()
+
+
 def _plots(items) -> list:
     """The ``PlotItem`` objects in ``items`` (plot items and graphics layouts)."""
     out = []
@@ -376,9 +438,11 @@ class OnDemandPanel(QtPanel):
         (a ``JobControls``) as ``run_button``, ``cancel_button``, ``progress``, ``info``."""
         self.run_button, self.cancel_button = controls.run_button, controls.cancel_button
         self.progress, self.info = controls.progress, controls.info
+        self.clock = ProgressClock(self.progress)
         self.run_button.setText(self.run_text)
         self.run_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
+        self.use_job_buttons(self.run_button, self.cancel_button)
         self.slot.busy.connect(self._on_busy)
 
     def idle_note(self) -> str:
@@ -398,12 +462,13 @@ class OnDemandPanel(QtPanel):
         rid = super().refresh(immediate=immediate)
         if rid:
             self.progress.setValue(0)
+            self.clock.start()  # a restart while the job runs starts a new clock
             self.info.setText("running…")
             self.show_empty("running…")
         return rid
 
     def apply_item(self, item) -> None:
-        self.progress.setValue(int(round(1000 * float(item.fraction))))
+        self.clock.show(float(item.fraction))
         if getattr(item, "message", ""):
             self.info.setText(f"{item.message}…")
         super().apply_item(item)
@@ -426,3 +491,7 @@ class OnDemandPanel(QtPanel):
     def _on_busy(self, busy: bool) -> None:
         self.cancel_button.setEnabled(busy)
         self.run_button.setText(self.restart_text if busy else self.run_text)
+        if busy:
+            self.clock.start()
+        else:
+            self.clock.stop()

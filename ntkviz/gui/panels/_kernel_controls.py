@@ -28,10 +28,10 @@ FAMILIES = (
                       "(step activation, one layer); depth and bias do not apply"),
     ("arccos1", "κ1", "κ1(u) = (√(1−u²) + u(π − arccos u))/π  — arc-cosine kernel of degree 1 "
                       "(ReLU, one layer); depth and bias do not apply"),
-    ("ntk", "NTK", "NTK_L = Θ_{L−1}: Θ_k = Σ_k + Θ_{k−1}·k̂′(Σ_{k−1}), Θ_0 = Σ_0 = u + β.  "
-                   "ReLU, β = 0: NTK_L(1) = L;  L = 2 gives κ(u) = u κ0(u) + κ1(u)"),
-    ("nngp", "NNGP", "NNGP_L = Σ_{L−1}: Σ_k = k̂(Σ_{k−1}) + β (train the last layer only).  "
-                     "ReLU, β = 0: NNGP_L = κ1∘…∘κ1 (L − 1 times), value 1 at u = 1"),
+    ("ntk", "NTK", "NTK of depth L = Θₖ at k = L − 1: Θₖ = Σₖ + Θₖ₋₁·k̂′(Σₖ₋₁), Θ₀ = Σ₀ = u + β.  "
+                   "ReLU, β = 0: NTK(1) = L;  L = 2 gives κ(u) = u κ0(u) + κ1(u)"),
+    ("nngp", "NNGP", "NNGP of depth L = Σₖ at k = L − 1: Σₖ = k̂(Σₖ₋₁) + β (train the last layer "
+                     "only).  ReLU, β = 0: κ1∘…∘κ1 (L − 1 times), value 1 at u = 1"),
 )
 
 #: the slider of the bias covers [0, BIAS_SLIDER_MAX]; the spin box the whole range
@@ -139,12 +139,12 @@ class KernelChooser(QtWidgets.QGroupBox):
         lay.addLayout(form2)
         self.bias = ExactFloat("bias β", limits.BIAS_RANGE[0], limits.BIAS_RANGE[1],
                                BIAS_SLIDER_MAX, tooltip="bias variance β ≥ 0 added at every "
-                               "layer: Σ_0 = u + β, Σ_k = k̂(Σ_{k−1}) + β (the slider covers "
+                               "layer: Σ₀ = u + β, Σₖ = k̂(Σₖ₋₁) + β (the slider covers "
                                f"[0, {BIAS_SLIDER_MAX:g}], the box up to {limits.BIAS_RANGE[1]:g})")
         self.bias.valueChanged.connect(lambda v: self.edited.emit({"bias": float(v)}))
         lay.addWidget(self.bias)
         self.normalize = QtWidgets.QComboBox()
-        self.normalize.addItems(["paper (NTK_L(1) = L)", "divided by κ(1) (the 1/L variant)"])
+        self.normalize.addItems(["paper (depth-L NTK: κ(1) = L)", "divided by κ(1) (the 1/L variant)"])
         self.normalize.setToolTip("paper: Bietti & Mairal's unnormalised kernels; divided: "
                                   "κ(u)/κ(1), value 1 at u = 1 (for ReLU, β = 0: NTK/L)")
         self.normalize.currentIndexChanged.connect(

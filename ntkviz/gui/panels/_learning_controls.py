@@ -24,6 +24,11 @@ BAR_DEGREES = 9
 TARGET_PRESETS = ("1:1,2:1,4:1,7:1", "harmonic:3", "ridge:0.2", "step:0", "abs")
 
 
+def _sub(k: int) -> str:
+    """``k`` in subscript digits (``12`` -> ``₁₂``)."""
+    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
 def _sizes(text: str) -> tuple[int, ...]:
     """The Monte-Carlo sizes: the one list rule (no empty entry, no repeat)."""
     return parse_list("mc_sizes", text)
@@ -36,7 +41,7 @@ class DegreeBars(QtWidgets.QGroupBox):
     edited = Signal(str)
 
     def __init__(self, parent=None):
-        super().__init__("degree components c_k", parent)
+        super().__init__("degree components cₖ", parent)
         grid = QtWidgets.QGridLayout(self)
         grid.setSpacing(2)
         self.bars = []
@@ -44,7 +49,7 @@ class DegreeBars(QtWidgets.QGroupBox):
             bar = QtWidgets.QSlider(QtCore.Qt.Orientation.Vertical)
             bar.setRange(-20, 20)
             bar.setMinimumHeight(60)
-            bar.setToolTip(f"c_{k}: coefficient of P_{k}(⟨x, z_{k}⟩), -2..2 (the text field "
+            bar.setToolTip(f"c{_sub(k)}: coefficient of P{_sub(k)}(⟨x, z{_sub(k)}⟩), −2..2 (the text field "
                            "takes any value)")
             bar.valueChanged.connect(self._on_bar)
             grid.addWidget(bar, 0, k)
@@ -77,13 +82,13 @@ class LearningControls(QtWidgets.QWidget):
 
     def __init__(self, kernels: QtWidgets.QWidget, parent=None):
         super().__init__(parent)
-        self.target_edit = line_edit("k:c,k:c (c·P_k(⟨x,z_k⟩)), harmonic:K, ridge:T, step:T "
+        self.target_edit = line_edit("k:c,k:c (c·Pₖ(⟨x, zₖ⟩)), harmonic:K, ridge:T, step:T "
                                      "or abs")
         self.target_combo = combo(["presets…", *TARGET_PRESETS])
         self.degree_bars = DegreeBars()
         self.bars = self.degree_bars.bars
         self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3,
-                                  "input dimension p (sphere S^{p−1})")
+                                  "input dimension p (sphere Sᵖ⁻¹)")
         self.n = log_int_slider("n (samples)", (1, 100_000), 200, "training points n")
         self.ridge_edit = line_edit("ridge δ >= 0 (not multiplied by n), e.g. 1e-3; 0..1e6")
         self.noise_edit = line_edit("label noise σ in [0, 1000]")

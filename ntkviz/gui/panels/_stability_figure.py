@@ -74,7 +74,7 @@ class StabilityFigure(pg.GraphicsLayoutWidget):
             self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#555555", width=1.5, style=style)),
                                 f"{label} level (map's colour)")
         for slope, ci, label in ((1.0, 6, "slope 1 (Lipschitz)"),
-                                 (0.5, 3, "slope 1/2 (Hölder-1/2)")):
+                                 (0.5, 3, "slope ½ (Hölder-½)")):
             self.guides[slope] = self.plot.plot(
                 [], [], pen=pg.mkPen(PALETTE[ci], width=1.5, style=QtCore.Qt.PenStyle.DashDotLine))
             self.legend.addItem(self.guides[slope], label)

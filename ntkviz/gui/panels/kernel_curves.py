@@ -41,7 +41,7 @@ normalised by c_σ = 1/E[σ(z)²]. For ReLU and β = 0, NTK_L(1) = L (the paper'
 </ul>
 <p><b>Near u = 1.</b> For unit vectors with ‖x − y‖² = 2ε (u = 1 − ε), the feature-space distance is
 ‖Φ(x) − Φ(y)‖² = 2κ(1) − 2κ(1 − ε). For the NTK, κ = 2 − (√2/π)√ε − 2ε + …, so this is
-≈ (2√2/π) ε^½: the NTK feature map is only Hölder-½ (slope ½ on the log–log plot), while for κ1
+≈ (2√2/π) √ε: the NTK feature map is only Hölder-½ (slope ½ on the log–log plot), while for κ1
 it is ≈ 2ε = ‖x − y‖² (Lipschitz, slope 1).</p>
 <p><b>Finite width.</b> Empirical NTK/NNGP of random networks of hidden width m (NTK
 parameterisation, N(0, 1) weights) at the same depth and activation, drawn as mean ± standard
@@ -68,7 +68,7 @@ class QtKernelCurvesPanel(KernelChoicePanel):
                                    "for the two-layer NTK, infinite at u = ±1")
         self.near_one = QtWidgets.QCheckBox("near u = 1 view (log–log in 1 − u)")
         self.near_one.setToolTip("plot 2κ(1) − 2κ(1 − ε) = ‖Φ(x) − Φ(y)‖² against ε = 1 − u on "
-                                 "log–log axes with the ε^½ (Hölder) and ε (Lipschitz) guides")
+                                 "log–log axes with the √ε (Hölder-½) and ε (Lipschitz) guides")
         self.points = log_int_slider("grid points", limits.CURVE_POINTS_RANGE, 801,
                                      "number of equally spaced u in [−1, 1]", steps=400)
 
@@ -93,8 +93,8 @@ class QtKernelCurvesPanel(KernelChoicePanel):
         ol.addLayout(seed_row)
         ol.addWidget(self.samples)
 
-        self.at_one = Readout("κ(1)", tooltip="value at u = 1 of each curve (NTK_L(1) = L for "
-                                              "ReLU, β = 0, paper normalisation)")
+        self.at_one = Readout("κ(1)", tooltip="value at u = 1 of each curve (κ(1) = L for the "
+                                              "depth-L ReLU NTK, β = 0, paper normalisation)")
         self.at_one.setWordWrap(True)
 
         scroll = scroll_column(self.kernels, self.derivative, self.near_one, self.points,

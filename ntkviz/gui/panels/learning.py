@@ -20,6 +20,7 @@ from PySide6 import QtWidgets
 from ntkviz.gui.panels._kernel_controls import KernelChoicePanel
 from ntkviz.gui.panels._learning_controls import LearningControls, readout_html
 from ntkviz.gui.panels._learning_plots import LearningPlots
+from ntkviz.gui.status import ProgressClock
 from ntkviz.gui.workers import JobSlot
 
 __all__ = ["QtLearningPanel", "MC_KEY"]
@@ -70,10 +71,12 @@ class QtLearningPanel(KernelChoicePanel):
         self.controls.unreadable.connect(self._unreadable)
         self.controls.mc_button.clicked.connect(self.start_monte_carlo)
         self.controls.mc_cancel.clicked.connect(self.cancel_monte_carlo)
+        self.use_job_buttons(self.controls.mc_button, self.controls.mc_cancel)
+        self.mc_clock = ProgressClock(self.controls.progress)
         self.mc_slot.returned.connect(self._on_mc_returned)
         self.mc_slot.yielded.connect(self._on_mc_yielded)
         self.mc_slot.errored.connect(self._on_mc_errored)
-        self.mc_slot.busy.connect(self.controls.mc_cancel.setEnabled)
+        self.mc_slot.busy.connect(self._on_mc_busy)
         self.sync_widgets(frozenset(f for f in self.model.to_session()))
 
     # ------------------------------------------------------------ parameters
@@ -97,6 +100,7 @@ class QtLearningPanel(KernelChoicePanel):
             self._report_error(str(exc))
             return 0
         self.controls.progress.setValue(0)
+        self.mc_clock.start()
         self.controls.mc_note.setText("Monte-Carlo running…")
         return self.mc_slot.submit(request, immediate=True, tag=request)
 
@@ -121,8 +125,13 @@ class QtLearningPanel(KernelChoicePanel):
             return None
         return self.mc_response if request == self._mc_request else None
 
+    def _on_mc_busy(self, busy: bool) -> None:
+        self.controls.mc_cancel.setEnabled(busy)
+        if not busy:
+            self.mc_clock.stop()
+
     def _on_mc_yielded(self, request_id: int, item, request) -> None:
-        self.controls.progress.setValue(int(round(1000 * item.fraction)))
+        self.mc_clock.show(item.fraction)
 
     def _on_mc_returned(self, request_id: int, response, request) -> None:
         self.mc_response, self._mc_request = response, request

@@ -118,16 +118,16 @@ class QtSpectrumPanel(KernelChoicePanel):
         self._table_stale = True
         self._add_chooser()
         self.dim = log_int_slider("dimension p", limits.DIM_RANGE, 3,
-                                  "input dimension p (the sphere S^{p−1} ⊂ R^p)")
+                                  "input dimension p (the sphere Sᵖ⁻¹ ⊂ ℝᵖ)")
         self.kmax = log_int_slider("k max", SPECTRUM_KMAX_RANGE, 100,
                                    "largest degree k of the spherical harmonics")
         self.weighted = QtWidgets.QCheckBox("weight by multiplicity: N(p, k) μₖ")
-        self.weighted.setToolTip("N(p, k) μ_k is degree k's share of κ(1) (Σ_k N(p, k) μ_k = κ(1))")
+        self.weighted.setToolTip("N(p, k) μₖ is degree k's share of κ(1) (Σₖ N(p, k) μₖ = κ(1))")
         self.guides = QtWidgets.QCheckBox("guide lines C·kᵃ (asymptotic decay)")
-        self.guides.setToolTip("asymptotic decay C(p) k^{−p} (NTK, κ0) and p C(p) k^{−p−2} "
+        self.guides.setToolTip("asymptotic decay C(p) k⁻ᵖ (NTK, κ0) and p C(p) k⁻ᵖ⁻² "
                                "(κ1, NNGP), constants from the closed forms, not fitted")
         self.slope = QtWidgets.QCheckBox("local-slope view")
-        self.slope.setToolTip("log(μ_{k+2}/μ_k) / log((k+2)/k) against k")
+        self.slope.setToolTip("log(μₖ₊₂/μₖ) / log((k+2)/k) against k")
         self.mu0 = Readout("μ₀", tooltip="k = 0 cannot be drawn on a log axis")
         self.mu0.setWordWrap(True)
         self.counts = Readout("", tooltip="exact zeros and points whose error estimate exceeds 1%")

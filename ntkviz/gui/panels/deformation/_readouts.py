@@ -22,7 +22,7 @@ SPECS = (
     ("ckn", "CKN", "", "‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖ in the CKN feature space (last layer "
      "trained only): Lipschitz in ‖∇τ‖∞."),
     ("ntk", "NTK", "", "‖Φ(L<sub>τ</sub>x) − Φ(x)‖/‖Φ(x)‖ in the convolutional NTK feature space: "
-     "Hölder-1/2 in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
+     "Hölder-½ in ‖∇τ‖∞ (Bietti & Mairal, Prop. 12). Values below "
      f"{NTK_RESOLUTION:.0e} are rounding noise (k(x,x) + k(y,y) − 2k(x,y) cancels)."),
     ("ratio", "NTK / CKN", "", "Ratio of the two relative distances."),
     ("scattering", "scattering S<sub>J</sub>", "",

@@ -12,6 +12,7 @@ from ntkviz.gui.panels.deformation._controls import DeformationControls, DigitPi
 from ntkviz.gui.panels.deformation._images import image_beside_bar
 from ntkviz.gui.panels.deformation._maps import MapChoice
 from ntkviz.gui.panels.deformation._pictures import DeformationPictures
+from ntkviz.gui.status import ProgressClock
 from ntkviz.gui.workers import JobSlot
 from ntkviz.limits import NTK_RESOLUTION
 
@@ -80,6 +81,7 @@ class QtDeformationPanel(QtPanel):
         right = self.pictures = DeformationPictures(CONTEXT_CATEGORIES)
         self.views, self.readout_box, self.context = right.views, right.readout_box, right.context
         self.readouts, self.context_progress = self.readout_box.readouts, right.context_progress
+        self.context_clock = ProgressClock(self.context_progress, "context distances: ")
         self.context_widget = right.context_widget
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(scroll)
@@ -229,7 +231,7 @@ class QtDeformationPanel(QtPanel):
 
     @Slot(int, object, object)
     def _on_context_yielded(self, rid: int, item, request) -> None:
-        self.context_progress.setValue(int(1000 * item.fraction))
+        self.context_clock.show(item.fraction)
 
     @Slot(int, object, object)
     def _on_context_returned(self, rid: int, result, request) -> None:
@@ -248,6 +250,10 @@ class QtDeformationPanel(QtPanel):
 
     @Slot(bool)
     def _on_context_busy(self, busy: bool) -> None:
+        if busy:
+            self.context_clock.start()
+        else:
+            self.context_clock.stop()
         if not busy and self._context is None:
             # cancelled (or failed): say so, and start again on the next change
             self.context_progress.setVisible(False)
@@ -316,7 +322,7 @@ def help_html(per_class: int) -> str:
         "≤ C‖∇τ‖<sub>∞</sub>‖x‖, whatever ω₀ (the Scattering tab plots both against s and ω₀).</p>"
         "<p>Bietti &amp; Mairal (NeurIPS 2019) show that the CKN is Lipschitz-stable, "
         "‖Φ(L<sub>τ</sub>x) − Φ(x)‖ ≲ (‖∇τ‖<sub>∞</sub> + ‖τ‖<sub>∞</sub>/σ<sub>n</sub>)‖x‖, "
-        "while the NTK is only Hölder-1/2: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
+        "while the NTK is only Hölder-½: a term in ‖∇τ‖<sub>∞</sub><sup>1/2</sup> appears "
         "(Prop. 12). Small deformations therefore move the NTK features comparatively more: "
         "watch the ratio NTK / CKN grow as τ shrinks.</p>"
         f"<p>NTK distances below {NTK_RESOLUTION:.0e} are rounding noise "

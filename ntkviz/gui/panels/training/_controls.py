@@ -57,7 +57,7 @@ class TrainingControls(QtWidgets.QWidget):
         self.teacher = LabeledSlider("teacher m₀", *limits.TEACHER_RANGE, params.teacher,
                                      tooltip="teacher neurons (unit norm, random signs)")
         self.dim = LabeledSlider("dimension d", *limits.TRAIN_DIM_RANGE, params.dim, **int_log,
-                                 tooltip="inputs on S^{d−1}; views use the first two "
+                                 tooltip="inputs on Sᵈ⁻¹; views use the first two "
                                          "coordinates (d > 2: the great circle in the "
                                          "(e₁, e₂) plane)")
         self.lr = LabeledSlider("step size", *LR_RANGE, params.lr, decimals=6, **log,

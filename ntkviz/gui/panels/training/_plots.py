@@ -22,7 +22,7 @@ METRIC_LABELS = {
     "kernel_test_loss": "test loss (kernel K₀)", "ntk_test_loss": "test loss (NTK ∞)",
     "displacement": "‖w − w₀‖", "relative_displacement": "‖w − w₀‖/‖w₀‖",
     "linear_displacement": "‖w̄ − w₀‖ (linearised)", "gap": "net − linearised (test)",
-    "train_gap": "net − linearised (train)", "kernel_drift": "‖K_t − K₀‖/‖K₀‖",
+    "train_gap": "net − linearised (train)", "kernel_drift": "‖Kₜ − K₀‖/‖K₀‖",
     "flip_share": "ReLU flips",
 }
 #: colours: sign(a_j) > 0 vermillion, < 0 blue (the paper's red/blue)
