@@ -45,3 +45,13 @@ def user_settings_file() -> Path:
 def data_dir() -> Path:
     """Folder of reference data files (see tests/data/README.md)."""
     return DATA
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Leave what is left at the end to the process's exit: pytest collects garbage once
+    more when it unconfigures, and a Qt or pyqtgraph object freed then, after the tests
+    and their widgets have gone, can crash the interpreter (GUI tests free their own
+    garbage on the GUI thread when each ends, see tests/gui/conftest.py)."""
+    import gc
+
+    gc.freeze()
