@@ -232,7 +232,7 @@ def test_amplitude_fits_are_the_fits_of_the_plotted_points(qtbot, panel):
     np.testing.assert_allclose(panel.plot_widget.fits["ntk"].yData, ntk.predict(r.jacobian_sup), rtol=1e-12)
     note = panel.plot_widget.note.text
     assert "not the theorems' constants" in note and f"C₁ = {ckn.coefficients[0]:.3g}" in note
-    assert any("bound fit" in label.text for _, label in panel.legend.items)
+    assert any("bound fits" in label.text for _, label in panel.legend.items)
     header, rows = panel.csv_table("stability")
     np.testing.assert_allclose([row[header.index("ntk_fit")] for row in rows], ntk.predict(r.jacobian_sup))
     panel.fits_box.setChecked(False)  # display only: the same result, no overlay
@@ -262,3 +262,30 @@ def test_sets_fits_along_the_amplitude(qtbot, panel):
     run(qtbot, panel, "sets")
     assert not any(n_points(f) for f in w.fits.values())
     assert "only along the deformation amplitude" in w.note.text
+
+
+def test_the_sets_figure_is_whole_in_the_smallest_window(qtbot, dispatcher, settings):
+    """Shown in the smallest window the Stability tab allows, the sets figure's view is at
+    least as large as its title, plots, notes and strip need (nothing cut)."""
+    import math
+
+    from PySide6 import QtCore, QtWidgets
+
+    from ntkviz.gui.main_window import MainWindow
+
+    w = MainWindow(dispatcher, settings, panels=["stability"])
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    panel = w.panels["stability"]
+    panel.write(figure="sets")
+    smallest = w.minimumSizeHint()
+    assert smallest.width() <= 1280 and smallest.height() <= 720
+    w.resize(smallest)
+    qtbot.wait(200)
+    QtWidgets.QApplication.processEvents()
+    view = panel.sets_widget
+    assert view.isVisible()
+    need = view.centralWidget.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
+    have = view.viewport().size()
+    assert math.ceil(need.width()) <= have.width() + 1 and math.ceil(need.height()) <= have.height() + 1

@@ -95,6 +95,8 @@ class StabilityFigure(pg.GraphicsLayoutWidget):
         for key in FITTED:  # dash-dot-dot: the levels are dashed and dotted in the maps' colours
             self.fits[key] = self.plot.plot([], [], pen=pg.mkPen(_COLOR[key], width=2.0,
                                                                  style=QtCore.Qt.PenStyle.DashDotDotLine))
+        self._fit_sample = pg.PlotDataItem(pen=pg.mkPen("#555555", width=2.0,
+                                                        style=QtCore.Qt.PenStyle.DashDotDotLine))
         self.crossing = self.plot.plot([], [], pen=None, symbol="star", symbolSize=14,
                                        symbolBrush=_COLOR["ntk"], symbolPen="k")
         self.empty = empty_note(self.plot, "")
@@ -115,10 +117,11 @@ class StabilityFigure(pg.GraphicsLayoutWidget):
         self.note.setText("", size="8pt")
         for key, name, _ in MAPS:
             self._rename(self.curves[key], name)
-        self._fill_legend(("ckn", "ntk", "pixels"), False, False)
+        self._fill_legend(("ckn", "ntk", "pixels"), False, False)  # as drawn before any result
 
-    def _fill_legend(self, maps, fits: bool, crossing: bool) -> None:
-        """The legend's entries: the maps drawn, the levels, the guides, the fits."""
+    def _fill_legend(self, maps, fits: bool, crossing: bool, guides=None) -> None:
+        """The legend's entries: the maps drawn, the levels, the guides (those of the slopes
+        in ``guides``; None: both), the fits."""
         self.legend.clear()
         for key, _, _ in MAPS:
             if key in maps:
@@ -126,11 +129,10 @@ class StabilityFigure(pg.GraphicsLayoutWidget):
         for sample, label in self._level_samples.values():
             self.legend.addItem(sample, label)
         for slope, guide in self.guides.items():
-            if not fits:
+            if guides is None or slope in guides:
                 self.legend.addItem(guide, self._guide_labels[slope])
-        if fits:
-            for key in FITTED:
-                self.legend.addItem(self.fits[key], f"{key.upper()} bound fit")
+        if fits:  # one entry for both fits, as for the levels
+            self.legend.addItem(self._fit_sample, "bound fits (map's colour)")
         if crossing:
             self.legend.addItem(self.crossing, "NTK fit: √ → linear")
 
@@ -191,7 +193,9 @@ class StabilityFigure(pg.GraphicsLayoutWidget):
         fitted = any(o.fit is not None for o in (overlays or {}).values())
         # the fitted forms take the place of the slope guides (one reference to read against)
         self._draw_guides(r, amps, shown=not fitted)
-        self._fill_legend(r.maps, fitted, bool(self.crossing.xData is not None and len(self.crossing.xData)))
+        drawn = [slope for slope, guide in self.guides.items() if guide.xData is not None and len(guide.xData)]
+        self._fill_legend(r.maps, fitted, bool(self.crossing.xData is not None and len(self.crossing.xData)),
+                          drawn)
 
     def _draw_fits(self, overlays: dict) -> None:
         """The fitted forms (dashed, in the map's colour), the NTK fit's √ → linear

@@ -212,8 +212,9 @@ class SetsFigure(pg.GraphicsLayoutWidget):
         top = max(tops) if tops else 1.0
         for plot in self.plots.values():
             plot.setYRange(0.0, 1.06 * top, padding=0.0)
-        self.title.setText(f"One digit against {n_sets} set{'s' if n_sets != 1 else ''}: mean ± standard "
-                           "error over each set", size="10pt")
+        sets = f"One digit against {n_sets} set{'s' if n_sets != 1 else ''}"
+        self.title.setText(f"{sets}: mean ± standard error over each set" if np.max(r.count) > 1
+                           else f"{sets} of one digit: the distance to each", size="10pt")
         self._build_strip(len(r.sets))
         self._draw_legend(r)
         self.note.setText(self._note_text(r, ntk_missing, overlays, fits_requested), size="8pt")
