@@ -23,14 +23,8 @@ SMALL_SWEEP = {"family": "smooth", "digits": [0, 100], "amplitude_min": 0.05, "a
 
 
 @pytest.fixture
-def panel(qtbot, dispatcher):
-    from ntkviz.gui.panels.stability import QtStabilityPanel
-
-    p = QtStabilityPanel(dispatcher)
-    qtbot.addWidget(p)
-    p.resize(1100, 700)
-    p.show()
-    return p
+def panel(stability_panel):
+    return stability_panel
 
 
 def run(qtbot, panel, figure: str) -> None:
