@@ -250,7 +250,7 @@ class QtStabilityPanel(OnDemandPanel):
             box = QtWidgets.QCheckBox(name)
             box.setToolTip(_MAP_TIPS[name])
             box.toggled.connect(lambda _on: self._on_maps())
-            maps.addWidget(box, i // 3, i % 3)
+            maps.addWidget(box, i // 2, i % 2)  # two columns: "scattering" fits the 350 px column
             self.map_boxes[name] = box
         self.scat_j = int_spin(limits.SCATTERING_J_RANGE, "Scattering map: averaging scale 2^J (2^J ≤ 28).")
         self.scat_l = int_spin(limits.SCATTERING_L_RANGE, "Scattering map: orientations in [0, π).")
