@@ -399,8 +399,13 @@ class QtStabilityPanel(OnDemandPanel):
 
     # ------------------------------------------------------------ the figures' jobs
     def build_request(self):
-        """The request of the figure in focus."""
-        return self.model.figure_request(self.model.params, self._focused())
+        """The request of the figure in focus: the model's request (``build_request``) for
+        the figure shown, :meth:`~ntkviz.models.stability.StabilityModel.figure_request`
+        for the other."""
+        params, figure = self.model.params, self._focused()
+        if figure == params.figure:
+            return self.model.build_request(params)
+        return self.model.figure_request(params, figure)
 
     def is_current(self) -> bool:
         """Whether the figure in focus shows a result of the model's current parameters
