@@ -89,6 +89,8 @@ SLOPE_POINTS_RANGE = (2, 1000)  # smallest amplitudes of a sweep's log-log slope
 STABILITY_SET_SIZE_RANGE = (1, 500)  # digits per set of the stability view's "sets" (Fig. 1)
 STABILITY_SET_KINDS = ("deform", "deform+translate", "same", "any")  # sets of the "sets" view
 STABILITY_SWEEPS = ("last-pooling", "patch", "layers", "amplitude")  # x axes of the "sets" view
+STABILITY_SET_COUNT_RANGE = (1, 8)  # sets of the "sets" view (one colour each)
+STABILITY_REFERENCE_INDEX_RANGE = (0, 10**6)  # which digit of its label the "sets" view's reference is
 
 # --------------------------------------------------------------- Infinite-MNIST generator
 INFIMNIST_MAX_INDEX = 2**62 - 1  # digit indexes (the index rule's 2 i stays a signed 64-bit integer)

@@ -77,7 +77,7 @@ PANELS: tuple[PanelSpec, ...] = (
               "ntkviz.gui.panels.deformation:QtDeformationPanel", aliases=("deform",),
               export="ntkviz.cli._export_deformation"),
     PanelSpec("stability", "Stability", "ntkviz.models.stability:StabilityModel",
-              "ntkviz.gui.panels.stability:QtStabilityPanel"),
+              "ntkviz.gui.panels.stability:QtStabilityPanel", export="ntkviz.cli._export_stability"),
     PanelSpec("training", "Lazy training", "ntkviz.models.training:TrainingModel",
               "ntkviz.gui.panels.training:QtTrainingPanel", export="ntkviz.cli._export_training"),
     PanelSpec("classification", "Classification",

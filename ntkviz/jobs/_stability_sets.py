@@ -44,8 +44,7 @@ __all__ = ["StabilitySetsRequest", "SetsResult", "EXAMPLES_PER_SET"]
 
 #: images of each set kept for the example strip under the plot (the paper's Fig. 2)
 EXAMPLES_PER_SET = 8
-_OWN_FIELDS_NOTE = ("no Infinite-MNIST data: the deformation sets use ntkviz's own smooth fields "
-                    "(first-order deformations of the same form), not Bottou's")
+_OWN_FIELDS_NOTE = "no Infinite-MNIST data: the deformation sets use ntkviz's own smooth fields, not Bottou's"
 
 
 class _Digits:
@@ -120,7 +119,8 @@ class StabilitySetsRequest:
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
         set_("reference_label", check_int("reference_label", self.reference_label, limits.DIGIT_LABEL_RANGE))
-        set_("reference_index", check_int("reference_index", self.reference_index, (0, 10**6)))
+        set_("reference_index", check_int("reference_index", self.reference_index,
+                                            limits.STABILITY_REFERENCE_INDEX_RANGE))
         sets = self.sets if isinstance(self.sets, str) else tuple(
             s.token if isinstance(s, SetSpec) else s for s in self.sets)
         set_("sets", parse_sets(sets))

@@ -38,7 +38,8 @@ _DIGIT_INDEX_RANGE = (0, limits.BUNDLED_PER_CLASS - 1)
 _USER_SIDE = 28  # = ntkviz.core.deformations.digits.DIGIT_SIZE (not imported: that module loads numpy)
 #: the fields that change the context distances (the digit and the architecture)
 CONTEXT_FIELDS = ("label", "index", "user_pixels", "preset", "layers", "patch_normalization",
-                  "even_patch_offsets", "source", "scattering_j", "scattering_l")
+                  "even_patch_offsets", "source", "scattering_j", "scattering_l",
+                  "initial_pooling_sigma")
 #: the largest scattering J on the 28×28 image (2^J at most its side)
 EDITOR_J_MAX = int(math.log2(_USER_SIDE))
 #: reference digits per label of the context distances
@@ -104,7 +105,9 @@ class DeformationParams(Deformation):
     (the CKN reference code) or ``"mean"`` (the paper's 1/|S|); ``even_patch_offsets``
     (``limits.EVEN_PATCH_OFFSETS``) ``"reference"`` (an even patch side s sums offsets
     {−s/2, …, s/2 − 1}, s = 2: {−1, 0}, the CKN reference code) or ``"same"``
-    ({−s/2 + 1, …, s/2}, s = 2: {0, 1}, neural-tangents' 'SAME' padding).
+    ({−s/2 + 1, …, s/2}, s = 2: {0, 1}, neural-tangents' 'SAME' padding);
+    ``initial_pooling_sigma`` (σ₀, px) adds the stability theorems' initial anti-aliasing
+    pooling A₀ (a Gaussian filter without subsampling before the first layer), None: no A₀.
 
     The deformation fields are checked by :class:`Deformation` itself
     (:data:`DEFORMATION_FIELDS`), the custom layers by the core's ``Layer``.
@@ -137,6 +140,10 @@ class DeformationParams(Deformation):
     patch_normalization: str = "sum"
     even_patch_offsets: str = option("reference", "--even-offsets", "offsets of even patch sides: "
                                      "reference ({-1, 0} for s = 2) or same ({0, 1})")
+    initial_pooling_sigma: Optional[float] = option(
+        None, "--sigma0", "initial anti-aliasing pooling A0: a Gaussian filter of this standard deviation "
+        "(px, {:g}..{:g}) before the first layer (default: none)".format(*limits.INITIAL_POOLING_SIGMA_RANGE),
+        metavar="PX")
 
     #: options of the deformation's fields (``ntkviz export deformation``)
     OPTIONS = {
@@ -179,6 +186,8 @@ class DeformationParams(Deformation):
         check_choice("preset", self.preset, choices)
         check_choice("patch_normalization", self.patch_normalization, limits.PATCH_NORMALIZATIONS)
         check_choice("even_patch_offsets", self.even_patch_offsets, limits.EVEN_PATCH_OFFSETS)
+        if self.initial_pooling_sigma is not None:
+            check_float("initial_pooling_sigma", self.initial_pooling_sigma, limits.INITIAL_POOLING_SIGMA_RANGE)
         if self.preset == CUSTOM:
             _check_layers(self.layers)
         elif self.layers:
@@ -227,7 +236,8 @@ class DeformationParams(Deformation):
         from ntkviz.core.conv.architecture import Architecture, Layer
 
         layers = tuple(Layer(*spec) for spec in self.layer_specs())
-        return Architecture(layers, self.patch_normalization, self.even_patch_offsets)
+        return Architecture(layers, self.patch_normalization, self.even_patch_offsets,
+                            self.initial_pooling_sigma)
 
     def caption(self) -> str:
         """What x is, in one line (no computation)."""

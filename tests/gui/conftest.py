@@ -64,6 +64,18 @@ def settings(tmp_path):
 
 
 @pytest.fixture
+def stability_panel(qtbot, dispatcher):
+    """A Stability panel on the test's dispatcher, shown at 1100×700."""
+    from ntkviz.gui.panels.stability import QtStabilityPanel
+
+    panel = QtStabilityPanel(dispatcher)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 700)
+    panel.show()
+    return panel
+
+
+@pytest.fixture
 def training_panel(qtbot):
     """A lazy-training panel on its own dispatcher, shown at 1200×700 (paused and shut
     down afterwards)."""

@@ -18,14 +18,8 @@ SMALL = {"family": "smooth", "digits": [0, 100], "amplitude_min": 0.05, "amplitu
 
 
 @pytest.fixture
-def panel(qtbot, dispatcher):
-    from ntkviz.gui.panels.stability import QtStabilityPanel
-
-    p = QtStabilityPanel(dispatcher)
-    qtbot.addWidget(p)
-    p.resize(1100, 700)
-    p.show()
-    return p
+def panel(stability_panel):
+    return stability_panel
 
 
 def assert_same_table(got, want):
@@ -66,9 +60,10 @@ def n_points(curve) -> int:
     return 0 if curve.xData is None else len(curve.xData)
 
 
-def test_title_says_not_a_reproduction(panel):
+def test_title_says_what_is_plotted(panel):
     title = panel.plot.titleLabel.text
-    assert "in the spirit of Fig. 1" in title and "not a reproduction" in title
+    assert "distance against amplitude" in title
+    assert panel.plot_items().keys() == {"stability"}  # the figure shown: distance against amplitude
 
 
 def test_exported_csv_equals_the_core_sweep(qtbot, panel, tmp_path):
@@ -95,7 +90,7 @@ def test_exported_csv_equals_the_core_sweep(qtbot, panel, tmp_path):
     np.testing.assert_array_equal(curve.xData, want.amplitudes)
     np.testing.assert_array_equal(curve.yData, want.ckn_mean)
     np.testing.assert_array_equal(panel.curves["ntk"].yData, want.ntk_mean)
-    np.testing.assert_array_equal(panel.curves["pixel"].yData, want.pixel_mean)
+    np.testing.assert_array_equal(panel.curves["pixels"].yData, want.pixel_mean)
     assert np.isfinite(want.same_label_ntk)
     level = panel.levels[("ntk", "same")]
     np.testing.assert_array_equal(level.yData, [want.same_label_ntk] * 2)
@@ -254,6 +249,7 @@ def test_legend_covers_no_data_and_axes_read_true_values(qtbot, panel):
     panel.set_state({**SMALL, "amplitude_count": 2, "seeds": 1})
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.run_button.click()
+    qtbot.wait(50)  # the layout places the refilled legend on the next turns of the event loop
     view = panel.plot.getViewBox().sceneBoundingRect()
     assert not panel.legend.sceneBoundingRect().intersects(view)
     assert panel.legend.sceneBoundingRect().bottom() <= panel.figure.sceneBoundingRect().bottom() + 1
@@ -298,11 +294,12 @@ def sample_colours(sample) -> set[tuple[int, int, int]]:
 
 def test_legend_markers_have_their_curves_colours(qtbot, panel):
     """The marker of each map's legend entry (a disc on the line) is its curve's colour:
-    pyqtgraph drew it grey from a scatter that had no data yet."""
-    from ntkviz.gui.panels._stability_figure import MAPS
-
+    pyqtgraph drew it grey from a scatter that had no data yet. The legend names the maps
+    swept, and only them."""
     def check():
-        for key, _, _ in MAPS:
+        named = {s.item for s, _ in panel.legend.items}
+        assert {key for key, curve in panel.curves.items() if curve in named} == set(panel.model.params.maps)
+        for key in panel.model.params.maps:
             curve = panel.curves[key]
             sample = next(s for s, _ in panel.legend.items if s.item is curve)
             want = curve.opts["pen"].color()
@@ -314,7 +311,7 @@ def test_legend_markers_have_their_curves_colours(qtbot, panel):
         check()
     else:  # an empty figure (nothing of these parameters yet) shows no legend, grey or not
         assert not any(curve.isVisible() for curve in panel.curves.values())
-    panel.set_state({**panel.state(), **SMALL})
+    panel.set_state({**panel.state(), **SMALL, "maps": ["ckn", "ntk", "fourier"]})
     with qtbot.waitSignal(panel.computed, timeout=TIMEOUT):
         panel.start()
     assert panel.response is not None

@@ -145,9 +145,3 @@ def test_cli_sets_refusals(tmp_path, capsys, args, match):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and match in err[0], err
     assert not out.exists()
-
-
-@pytest.mark.parametrize("suffix", [".png", ".svg"])
-def test_cli_sets_figures_are_refused_for_now(tmp_path, capsys, suffix):
-    assert main(["stability", "--view", "sets", "--out", str(tmp_path / f"f{suffix}")]) == 2
-    assert "writes .csv for now" in capsys.readouterr().err

@@ -42,29 +42,26 @@ from ntkviz.core.conv.architecture import Architecture, Layer
 from ntkviz.core.conv.gram import ImageBatch
 from ntkviz.core.deformations.deform import Deformation, deform_image
 from ntkviz.core.deformations.infimnist import pixel_moves
+from ntkviz.core.deformations.set_specs import DEFAULT_SETS, SET_KINDS, SetSpec, parse_sets
 from ntkviz.core.deformations.stability import _rel
 
 __all__ = ["SET_KINDS", "DEFAULT_SETS", "SWEEPS", "SWEEP_AXES", "MAPS", "SetSpec", "parse_sets",
            "sweep_architecture", "own_field_deformations", "reference_distances", "mean_sem",
            "SetsResult", "SetsProgress", "sets_sweep"]
 
-#: the kinds of sets: Infinite-MNIST deformations (with one-pixel moves), same label, any label
-SET_KINDS = limits.STABILITY_SET_KINDS
-#: the sets of the paper's Fig. 1
-DEFAULT_SETS = ("deform:3", "deform+translate:1", "same", "any")
 #: the feature maps compared
 MAPS = ("ckn", "ntk")
-#: per sweep: (x-axis label, what the axis means)
+#: per sweep: (x-axis label, what the axis means; the figure and the command line say it)
 SWEEP_AXES = {
     "last-pooling": (
         "last layer's pooling/subsampling factor",
-        "an architecture parameter swept along the curves: the last layer's pooling and "
-        "subsampling scale, which drives the translation term ||tau||_inf / sigma_n of both "
-        "stability theorems (the sets are the same at every value)"),
+        "an architecture parameter swept along the curves: the last layer's pooling/subsampling "
+        "scale, which drives the translation term ‖τ‖∞/σₙ of both stability theorems (the sets "
+        "are the same at every value)"),
     "patch": (
         "patch size (every layer)",
         "an architecture parameter swept along the curves: the patch size of every layer, "
-        "which drives the deformation constants C_beta of the stability theorems"),
+        "which drives the deformation constants C_β of the stability theorems"),
     "layers": (
         "number of layers",
         "an architecture parameter swept along the curves: the depth n (the base's first "
@@ -78,72 +75,6 @@ SWEEPS = limits.STABILITY_SWEEPS
 assert tuple(SWEEP_AXES) == SWEEPS
 #: the deformation sets use seeds (own fields) or moves (k mod 9) 1..n for member k
 _FIRST_MEMBER = 1
-
-
-@dataclass(frozen=True)
-class SetSpec:
-    """One set: ``kind`` (:data:`SET_KINDS`) and, for the deformation kinds, ``alpha``."""
-
-    kind: str
-    alpha: float | None = None
-
-    def __post_init__(self):
-        check_choice("set", self.kind, SET_KINDS)
-        if self.deforms:
-            if self.alpha is None:
-                raise ValueError(f"set {self.kind} needs its α, e.g. {self.kind}:3")
-            object.__setattr__(self, "alpha", check_float(f"set {self.kind} α", self.alpha,
-                                                          (0.0, limits.AMPLITUDE_RANGE[1])))
-        elif self.alpha is not None:
-            raise ValueError(f"set {self.kind} takes no α (got {self.kind}:{self.alpha:g})")
-
-    @property
-    def deforms(self) -> bool:
-        """True for the deformation sets."""
-        return self.kind.startswith("deform")
-
-    @property
-    def translates(self) -> bool:
-        """True when each deformation is followed by a one-pixel move."""
-        return self.kind == "deform+translate"
-
-    @property
-    def token(self) -> str:
-        """The set's name in CSV files and on the command line (``deform:3``, ``same``)."""
-        return self.kind if self.alpha is None else f"{self.kind}:{self.alpha:g}"
-
-    def label(self, reference_label: int | None = None) -> str:
-        """A legend text naming α and translate (``deformations, α = 3``)."""
-        if self.kind == "deform":
-            return f"deformations, α = {self.alpha:g}"
-        if self.kind == "deform+translate":
-            return f"translations + deformations, α = {self.alpha:g}"
-        if self.kind == "same":
-            return "digits of the same label" + ("" if reference_label is None else f" ({reference_label})")
-        return "digits of any label"
-
-
-def parse_sets(text: str | Sequence[str]) -> tuple[SetSpec, ...]:
-    """``"deform:3,deform+translate:1,same,any"`` (or a list of such tokens) -> validated
-    :class:`SetSpec` s; a set named twice is refused."""
-    tokens = [t.strip() for t in text.split(",")] if isinstance(text, str) else [str(t) for t in text]
-    if not tokens or any(not t for t in tokens):
-        raise ValueError(f"sets must be comma-separated names among {', '.join(SET_KINDS)} "
-                         f"(deformation sets with :α), got {text!r}")
-    specs = []
-    for token in tokens:
-        kind, sep, alpha = token.partition(":")
-        if sep:
-            try:
-                value = float(alpha)
-            except ValueError:
-                raise ValueError(f"set {token!r}: α must be a number, got {alpha!r}") from None
-        specs.append(SetSpec(kind, value if sep else None))
-    names = [s.token for s in specs]
-    for name in names:
-        if names.count(name) > 1:
-            raise ValueError(f"sets list {name!r} twice; give each set once")
-    return tuple(specs)
 
 
 # --------------------------------------------------------------------------- sweeps

@@ -1,4 +1,5 @@
-"""The editor's architecture editor: preset, patch conventions and a table of layers.
+"""The editor's architecture editor: preset, patch conventions, the optional initial pooling A₀
+and a table of layers.
 
 Writes through the panel's :class:`ntkviz.models.deformation.DeformationModel`:
 choosing a preset sets ``preset`` (and clears ``layers``); editing a layer sets
@@ -25,6 +26,10 @@ PRESET_TOOLTIP = (
     "Architecture presets: M1 (3×3 patches, subsampling 2 then 5, Gaussian pooling), "
     "M2 (three 3×3 layers, subsampling 2), M3 (5×5 average pooling then 3×3 strided), "
     "M4 (as M1 with exp patch kernels: CKN only, no NTK); 'custom' after editing the layers.")
+SIGMA0_TOOLTIP = (
+    "The stability theorems' initial anti-aliasing pooling A₀: the image is filtered by a Gaussian "
+    "of standard deviation σ₀ (px, no subsampling) before the first layer, Φ(A₀x). Off: no A₀, as "
+    "the CKN reference code.")
 NORM_TOOLTIP = (
     "Patch normalisation: 'sum' sums the patch's entries (the CKN reference code); 'mean' "
     "divides by the patch size |S| as in the paper (rescales the kernels; relative distances "
@@ -125,6 +130,20 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
             row.addWidget(label)
             row.addWidget(w, 1)
         v.addLayout(row)
+        row = QtWidgets.QHBoxLayout()
+        self.sigma0_box = QtWidgets.QCheckBox("A₀ initial pooling, σ₀")
+        self.sigma0_spin = QtWidgets.QDoubleSpinBox()
+        self.sigma0_spin.setRange(*limits.INITIAL_POOLING_SIGMA_RANGE)
+        self.sigma0_spin.setDecimals(2)
+        self.sigma0_spin.setSingleStep(0.1)
+        self.sigma0_spin.setSuffix(" px")
+        self.sigma0_spin.setKeyboardTracking(False)
+        self.sigma0_spin.setValue(1.0)
+        for w in (self.sigma0_box, self.sigma0_spin):
+            w.setToolTip(SIGMA0_TOOLTIP)
+        row.addWidget(self.sigma0_box)
+        row.addWidget(self.sigma0_spin, 1)
+        v.addLayout(row)
         self.layer_table = LayerTable()
         v.addWidget(self.layer_table)
         row = QtWidgets.QHBoxLayout()
@@ -141,6 +160,8 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
             lambda text: self._write(patch_normalization=text))
         self.offsets_combo.currentTextChanged.connect(
             lambda text: self._write(even_patch_offsets=text))
+        self.sigma0_box.toggled.connect(lambda _on: self._write_sigma0())
+        self.sigma0_spin.valueChanged.connect(lambda _value: self._write_sigma0())
         self.layer_table.edited.connect(lambda: self._write_layers(self.layer_table.layers()))
         self.add_layer_button.clicked.connect(self._add_layer)
         self.remove_layer_button.clicked.connect(self._remove_layer)
@@ -159,6 +180,11 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
     def _write_layers(self, layers) -> None:
         self._write(preset=CUSTOM, layers=tuple(layers))
 
+    def _write_sigma0(self) -> None:
+        on = self.sigma0_box.isChecked()
+        self.sigma0_spin.setEnabled(on)
+        self._write(initial_pooling_sigma=float(self.sigma0_spin.value()) if on else None)
+
     def _add_layer(self) -> None:
         self._write_layers([*self.layer_table.layers(), (3, 2, "gaussian", "relu", 1.0, None)])
 
@@ -176,6 +202,15 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
             combo.blockSignals(True)
             combo.setCurrentText(text)
             combo.blockSignals(False)
+        sigma0 = params.initial_pooling_sigma
+        for w, value in ((self.sigma0_box, sigma0 is not None), (self.sigma0_spin, sigma0)):
+            w.blockSignals(True)
+            if isinstance(w, QtWidgets.QCheckBox):
+                w.setChecked(value)
+            elif value is not None:
+                w.setValue(value)
+            w.blockSignals(False)
+        self.sigma0_spin.setEnabled(sigma0 is not None)
         specs = params.layer_specs()
         if list(specs) != self.layer_table.layers():
             self.layer_table.set_layers(specs)
@@ -183,4 +218,6 @@ class ArchitectureEditor(QtWidgets.QGroupBox):
         text = "map sizes: " + "; ".join(f"{n}×{n} → {m}×{m}" for n, m in map_sizes(params))
         if any(spec[3] != "relu" for spec in specs):
             text += "  (exp layers: CKN only, no NTK)"
+        if sigma0 is not None:
+            text += f"; A₀: Gaussian σ₀ = {sigma0:g} px first"
         self.message.setText(text)
