@@ -519,7 +519,8 @@ class QtStabilityPanel(OnDemandPanel):
 _MAP_TIPS = {
     "ckn": "CKN: exact infinite-width kernel, last layer trained (Lipschitz to deformations).",
     "ntk": "Convolutional NTK: exact infinite-width kernel (only Hölder-½).",
-    "scattering": "Scattering transform (Morlet wavelets up to the scale 2ᴶ, orders 0–2; Lipschitz to deformations).",
+    "scattering": "Scattering transform (Morlet wavelets up to the scale 2ᴶ, orders 0–2; Lipschitz to "
+                  "deformations).",
     "fourier": "Fourier modulus |x̂| (translation invariant, unstable to small dilations).",
     "pixels": "The image itself (not stable to small translations).",
 }
