@@ -25,7 +25,8 @@ Deformations and stability
     ``StabilitySetsRequest`` -> ``SetsResult`` (one digit against four sets, Fig. 1).
 Lazy training
     ``TrainRequest`` -> ``TrainResponse``; ``LazySweepRequest`` -> ``LazySweepResponse``
-    (sweeps over the output scale α and the width).
+    (sweeps over the output scale α and the width), ``LazySweepSetRequest`` ->
+    ``LazySweepSetResponse`` (one such sweep per scaling of the width).
 Classification of digits
     ``ClassifyRequest`` -> ``ClassifyResponse``.
 Kernel regression on the sphere
@@ -57,7 +58,8 @@ _API_BY_MODULE = {
                 "StabilityRequest", "CONTEXT_CATEGORIES", "context_table", "deform_csv_table"),
     "_stability_sets": ("StabilitySetsRequest", "SetsResult"),
     "_training": ("TrainRequest", "TrainResponse"),
-    "_lazy_sweep": ("LazySweepRequest", "LazySweepResponse"),
+    "_lazy_sweep": ("LazySweepRequest", "LazySweepResponse", "LazySweepSetRequest",
+                    "LazySweepSetResponse"),
     "_classify": ("ClassifyRequest", "ClassifyResponse"),
     "_learning": ("LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
                   "LearningMonteCarloResponse", "GeneralisationRequest", "GeneralisationResponse"),
