@@ -184,6 +184,8 @@ class _SweepFigure:
         for r, stretch in enumerate((0, 1, 0, 0)):
             self.layout_item.layout.setRowStretchFactor(r, stretch)
         self.drawn = None  #: the (response, display fields, state) drawn, or the empty note
+        #: the curves drawn: (plot, series index, quantity) -> (PlotDataItem, ErrorBarItem or None)
+        self.items: dict = {}
         self.show_nothing("")
 
     # -------------------------------------------------------------- building
@@ -210,6 +212,7 @@ class _SweepFigure:
         if self.drawn == ("nothing", note):
             return
         self.drawn = ("nothing", note)
+        self.items = {}
         for plot in self.plots.values():
             plot.clear()
             empty_note(plot, note)
@@ -224,6 +227,7 @@ class _SweepFigure:
         if self.drawn == key:
             return
         self.drawn = key
+        self.items = {}
         for plot in self.plots.values():
             plot.clear()
             empty_note(plot, "no run finished yet" if not state.done else "")
@@ -263,11 +267,13 @@ class _SweepFigure:
         self.legend.setMaximumHeight(16777215 if shown else 0)
 
     # -------------------------------------------------------------- pieces
-    @staticmethod
-    def _curve(plot, x, mean, sem, colour, style, symbol, log_y: bool, dodge: float = 0.0) -> int:
+    def _curve(self, plot_name: str, key: tuple, x, mean, sem, colour, style, symbol,
+               log_y: bool, dodge: float = 0.0) -> int:
         """One curve of means with ± s.e. bars (moved ``dodge`` decades right of their points,
-        so that the bars of curves at the same x stay apart); returns how many points are zero
-        (not drawn on a log axis). Points without a mean are gaps."""
+        so that the bars of curves at the same x stay apart) on plot ``plot_name``, recorded in
+        :attr:`items` under ``(plot_name, *key)``; returns how many points are zero (not drawn
+        on a log axis). Points without a mean are gaps."""
+        plot = self.plots[plot_name]
         y = np.array(mean, dtype=float)
         zeros = int(np.sum(y == 0)) if log_y else 0
         if log_y:
@@ -278,6 +284,7 @@ class _SweepFigure:
                                 symbol=symbol, symbolSize=6, symbolBrush=colour, symbolPen=colour,
                                 connect="finite")
         plot.addItem(curve)
+        bars = None
         e = np.asarray(sem, dtype=float)
         ok = np.isfinite(y) & np.isfinite(e) & (e > 0)
         if ok.any():
@@ -292,6 +299,7 @@ class _SweepFigure:
                                    pen=pen(colour, 1.2 if style == QtCore.Qt.PenStyle.SolidLine
                                            else 0.8))
             plot.addItem(bars)
+        self.items[(plot_name, *key)] = (curve, bars)
         return zeros
 
     @staticmethod
@@ -403,8 +411,8 @@ class _AgainstGrid(_SweepFigure):
         for s in series:
             colour = COLOURS[s.colour % len(COLOURS)]
             for k, (kind, _, style, symbol) in enumerate(KINDS):
-                self._curve(losses, s.x, s.mean(kind), s.sem(kind), colour, style, symbol, True,
-                            dodge=(0, 1, -1)[k] * dodge)
+                self._curve("losses", (s.colour, kind), s.x, s.mean(kind), s.sem(kind), colour,
+                            style, symbol, True, dodge=(0, 1, -1)[k] * dodge)
         kernel_text = "kernel ridge, m → ∞" if t.ridge is not None else "kernel flow, m → ∞"
         for kind, text, style, symbol in KINDS:
             if any(s.response.applies(kind) for s in series):
@@ -413,7 +421,7 @@ class _AgainstGrid(_SweepFigure):
         if not response.responses[0].applies(name):
             empty_note(metric, f"{METRIC_NAMES[name]}:\nnot reported here (see the notes)")
         else:
-            zeros = sum(self._curve(metric, s.x, s.mean(name), s.sem(name),
+            zeros = sum(self._curve("metric", (s.colour, name), s.x, s.mean(name), s.sem(name),
                                     COLOURS[s.colour % len(COLOURS)], QtCore.Qt.PenStyle.SolidLine,
                                     "o", log_y) for s in series)
             guide = self._metric_guide(series, params, xs)
@@ -600,7 +608,8 @@ class DoubleDescentFigure(_SweepFigure):
         kernel = "kernel ridge" if sweep0.ridge is not None else "kernel flow"
         for s in series:
             colour = COLOURS[s.colour % len(COLOURS)]
-            self._curve(plot, s.x, s.mean("test_loss_net"), s.sem("test_loss_net"), colour,
+            self._curve("loss", (s.colour, "test_loss_net"), s.x, s.mean("test_loss_net"),
+                        s.sem("test_loss_net"), colour,
                         QtCore.Qt.PenStyle.SolidLine, "o", True)
             entries.append((_sample(colour, symbol="o"), f"{s.label}: test loss"))
             limit = s.mean("test_loss_kernel")
@@ -614,7 +623,8 @@ class DoubleDescentFigure(_SweepFigure):
                 plot.addItem(pg.InfiniteLine(levels[-1], angle=0, pen=pen(colour, 1.6, dash)))
                 limits.append(float(finite[0]))
             else:  # the kernel (m s²/2)κ₁ changes with m (another scaling and a ridge)
-                self._curve(plot, s.x, limit, s.sem("test_loss_kernel"), colour, dash, None, True)
+                self._curve("loss", (s.colour, "test_loss_kernel"), s.x, limit,
+                            s.sem("test_loss_kernel"), colour, dash, None, True)
             entries.append((_sample(colour, dash), f"{kernel} (m s²/2)κ₁, m → ∞"))
         declare_quantity(plot, "test loss", levels=levels)
         plot.addItem(pg.InfiniteLine(0.0, angle=90, pen=pen(GUIDE, 1.4, QtCore.Qt.PenStyle.DashDotLine)))
