@@ -4,6 +4,8 @@ from the per-run values), partial results are drawn and labelled, nothing stale 
 exported after a change, and the κ_α read-out of the single run."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,20 @@ def test_the_single_run_reads_out_kappa_alpha(qtbot, panel):
     for label, run in zip(panel.readouts, panel._data.runs):
         kappa = laziness(run.setup).kappa(run.setup.config.alpha)  # from the run's setup
         assert f"κ<sub>α</sub> = {kappa:.3g}" in label.text()
+
+
+def test_fast_runs_are_drawn_at_most_twice_a_second_and_the_end_at_once(qtbot, panel):
+    from ntkviz.gui.panels.training._sweep import PARTIAL_DRAW_S
+
+    panel.model.update(**{**SMALL, "sweep_alphas": (0.1, 0.3, 1.0, 3.0, 10.0, 30.0), "steps": 20,
+                           "sweep_seeds": 5})
+    drawings = []
+    panel.sweep.drawn.connect(lambda: drawings.append(panel.sweep.figures["alpha"].drawn))
+    start = time.perf_counter()
+    panel.sweep.start()
+    qtbot.waitUntil(lambda: not panel.sweep.slot.is_busy(), timeout=120000)
+    elapsed = time.perf_counter() - start
+    partial = [d for d in drawings if d[0] != "nothing" and not d[-1].done]
+    assert len(partial) <= elapsed / PARTIAL_DRAW_S + 1  # not one per run (30 runs)
+    final = drawings[-1]
+    assert final[-1].done and final[-1].finished == 30 and panel.sweep.current().done

@@ -21,7 +21,7 @@ from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels.training._controls import TrainingControls
 from ntkviz.gui.panels.training._player import FramePlayer
 from ntkviz.gui.panels.training._figure import TrainingFigure
-from ntkviz.gui.panels.training._sweep import SweepPage, kappa_text
+from ntkviz.gui.panels.training._sweep import SweepPage, kappa_text, scrolled_controls
 from ntkviz.models.training import PAGES, SWEEP_VIEWS
 
 __all__ = ["QtTrainingPanel"]
@@ -101,12 +101,7 @@ class QtTrainingPanel(QtPanel):
 
         self.controls = TrainingControls(self.model.params)
         self.controls.edited.connect(self._on_edited)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(self.controls.sizeHint().width() + 24)
-        scroll.setMaximumWidth(380)
+        scroll = scrolled_controls(self.controls, 380)
 
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground("w")

@@ -13,6 +13,7 @@ tab does), or leaves the figure empty when no run had finished.
 from __future__ import annotations
 
 import math
+import time
 from contextlib import contextmanager
 
 from PySide6 import QtCore, QtWidgets
@@ -31,6 +32,8 @@ __all__ = ["SweepControls", "SweepPage", "SWEEP_KEY_SUFFIX"]
 
 #: the sweep job's dispatcher key is the panel's key and this
 SWEEP_KEY_SUFFIX = ".sweep"
+#: the least time between two drawings of partial results of a running sweep, in seconds
+PARTIAL_DRAW_S = 0.5
 #: the figure choices shown (``sweep_plot`` values)
 PLOT_NAMES = {"alpha": "against α (lazy ↔ rich)", "width": "against the width m",
               "double_descent": "double descent (random features)"}
@@ -233,6 +236,18 @@ def _set_text(edit, text: str) -> None:
         edit.setCursorPosition(0)
 
 
+def scrolled_controls(controls: QtWidgets.QWidget, max_width: int) -> QtWidgets.QScrollArea:
+    """``controls`` in a vertically scrolling area as wide as they need, at most ``max_width``
+    pixels (the left column of each page of the tab)."""
+    scroll = QtWidgets.QScrollArea()
+    scroll.setWidget(controls)
+    scroll.setWidgetResizable(True)
+    scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setMinimumWidth(controls.sizeHint().width() + 24)
+    scroll.setMaximumWidth(max_width)
+    return scroll
+
+
 class SweepPage(QtWidgets.QWidget):
     """The sweep page of ``panel`` (a :class:`~ntkviz.gui.panels.training.QtTrainingPanel`):
     controls on the left, the figure chosen (``sweep_plot``) on the right; the sweep's job slot
@@ -258,12 +273,7 @@ class SweepPage(QtWidgets.QWidget):
         self.job = self.controls.job
         self.job.run_button.clicked.connect(lambda: self.start())
         self.job.cancel_button.clicked.connect(self.cancel)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(self.controls.sizeHint().width() + 24)
-        scroll.setMaximumWidth(400)
+        scroll = scrolled_controls(self.controls, 400)
 
         self.figures = {"alpha": AlphaSweepFigure(), "width": WidthSweepFigure(),
                         "double_descent": DoubleDescentFigure()}
@@ -275,6 +285,10 @@ class SweepPage(QtWidgets.QWidget):
         lay.addWidget(scroll)
         lay.addWidget(self.stack, 1)
 
+        self._last_partial = -math.inf  #: when a partial result was last drawn
+        self._draw_later = QtCore.QTimer(self)  # the partial result kept back, drawn later
+        self._draw_later.setSingleShot(True)
+        self._draw_later.timeout.connect(lambda: self.redraw())
         self.slot.yielded.connect(self._on_yielded)
         self.slot.returned.connect(self._on_returned)
         self.slot.errored.connect(self._on_errored)
@@ -326,6 +340,7 @@ class SweepPage(QtWidgets.QWidget):
             return 0
         self.request, self.response = request, None
         self.cancelled, self.error = False, ""
+        self._last_partial = -math.inf
         self.job.progress.setValue(0)
         self.job.info.setText(f"running: {request.run_count} runs…")
         rid = self.slot.submit(request, immediate=True, tag=request)
@@ -396,11 +411,16 @@ class SweepPage(QtWidgets.QWidget):
             return
         self.job.progress.setValue(int(round(1000 * float(item.fraction))))
         partial = item.partial
-        # a new drawing once per finished run (items also come within a run: progress only)
+        # a new drawing once per finished run (items also come within a run: progress only),
+        # at most one per PARTIAL_DRAW_S: fast runs would otherwise keep the GUI thread drawing
         if partial is not None and (self.response is None
                                     or partial.finished_runs != self.response.finished_runs):
             self.response = partial
-            self.redraw()
+            wait_s = self._last_partial + PARTIAL_DRAW_S - time.perf_counter()
+            if wait_s <= 0:
+                self.redraw()
+            elif not self._draw_later.isActive():
+                self._draw_later.start(max(1, int(wait_s * 1000)))
 
     def _on_returned(self, rid: int, response, request) -> None:
         if not self._mine(request):
@@ -451,12 +471,15 @@ class SweepPage(QtWidgets.QWidget):
     def redraw(self, which: str | None = None) -> None:
         """Draw the sweep of the current parameters in the figure shown (or ``which``), or
         its empty state."""
+        self._draw_later.stop()
         fig = self.figures[which or self.model.params.sweep_plot]
         response = self.current()
         if response is None or response.finished_runs == 0 and not response.done:
             fig.show_nothing(self.note())
         else:
             fig.draw(response, self.model.params, self.state())
+            if not response.done:
+                self._last_partial = time.perf_counter()
         self.drawn.emit()
 
     def plot_items(self) -> dict:

@@ -58,6 +58,8 @@ NOTE_CHARS = 100
 GUIDE = "#555555"
 #: the space between an axis title and the ends it names (three em spaces)
 SPACE = "\u2003" * 3
+#: legend texts at most this long fit six columns
+SHORT_TEXT = 18
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,8 @@ def _number(value: float) -> str:
     """``1.7``, ``0.012``, ``3·10⁴``: three significant digits, powers of ten outside [10⁻², 10⁴)."""
     if not math.isfinite(value):
         return "–"
+    if 1e3 <= abs(value) < 1e4:  # 3160, not 3.16e+03
+        return f"{float(f'{value:.3g}'):.0f}"
     if 1e-2 <= abs(value) < 1e4 or value == 0:
         return f"{value:.3g}"
     exponent = math.floor(math.log10(abs(value)))
@@ -255,8 +259,11 @@ class _SweepFigure:
         self.notes.setMinimumHeight(0)
 
     def _fill_legend(self, entries) -> None:
+        """The legend in four columns, six when every text is short (many α of one width
+        figure), so that it takes fewer rows."""
         self.legend.clear()
-        self.legend.setColumnCount(min(4, max(1, len(entries))))
+        columns = 6 if len(entries) > 8 and max(len(t) for _, t in entries) <= SHORT_TEXT else 4
+        self.legend.setColumnCount(min(columns, max(1, len(entries))))
         for item, text in entries:
             self.legend.addItem(item, text)
         self._show_legend(bool(entries))
@@ -534,8 +541,10 @@ class WidthSweepFigure(_AgainstGrid):
         for sweep in response.responses:
             alphas = sweep.request.alphas
             for ia, alpha in enumerate(alphas):
-                label = SCALING_NAMES[sweep.request.scaling] + (
-                    f", α = {_number(alpha)}" if len(alphas) > 1 else "")
+                label = (f"α = {_number(alpha)}" if len(alphas) > 1 else "") + (
+                    f", {SCALING_NAMES[sweep.request.scaling]}" if len(response.responses) > 1
+                    else "")
+                label = label.removeprefix(", ") or SCALING_NAMES[sweep.request.scaling]
                 out.append(_Series(label, len(out), x, sweep, lambda a, ia=ia: a[:, ia],
                                    sweep.request.scaling))
         return out
