@@ -402,12 +402,12 @@ class TrainingModel(ParamModel):
             "sweep_diverged": {**sweep, "sweep_scalings": ["none"], "lr": 0.05, "steps": 300,
                                "sweep_alphas": [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]},
             # ‖w − w₀‖/‖w₀‖ ∝ m^-1/2 under NTK scaling, flat under mean field (the single run at
-            # the same α, which its step size suits)
+            # the same α, which its step size suits, to t = 25: three decades of time)
             "sweep_widths_ntk_meanfield": {**sweep, "sweep_plot": "width", "sweep_alphas": [1.0],
                                            "alpha": 1.0,
                                            "sweep_widths": [100, 300, 1000, 3000, 10000],
                                            "sweep_scalings": ["ntk", "meanfield"], "lr": 0.05,
-                                           "steps": 250},
+                                           "steps": 500},
             # random features on S⁹: the peak at m = n, kernel ridge regression as m → ∞
             "double_descent_d10": {**sweep, **random_features, "dim": 10},
             # on the circle: no peak at m = n, and the figure says why
