@@ -7,6 +7,11 @@
   from 1e-2 to 1e4, the tab's size m = 20, n = 15, 10000 steps, NTK scaling): 39 runs, draws and
   κ_α computed once per seed — target <= 20 s; and the time to its first partial response
   (the generator yields after every (α, seed)).
+* ``GUI while the sweep runs``: the same sweep started from the tab's sweep page (its worker
+  thread; the figure against α redrawn after every finished run) with a 5 ms timer on the GUI
+  thread: the longest gap between its ticks (event-loop stall) — target <= 50 ms, as for the
+  dispatcher's slider drags — the median gap, the GUI thread's CPU time per drawing (what a
+  drawing stalls on a free core) and the sweep's wall time with its drawings.
 * ``animation drawn frame rate``: the panel (offscreen window, two runs side by side)
   calls show_frame and then repaints its whole plot canvas synchronously
   (``viewport().repaint()``: the window's own paint path, into its backing store), back
@@ -54,6 +59,77 @@ def sweep_results(repeats: int) -> list[Result]:
                    median_time(_sweep_once, repeats), 20.0, note="39 runs, NTK scaling"),
             Result("  first partial response", median_time(_first_partial, repeats),
                    note="one (α, seed) run and the draws of its seed")]
+
+
+def _sweep_stall() -> tuple[float, float, float, int, float]:
+    """The default sweep run from the tab's sweep page (offscreen window) with a 5 ms timer
+    on the GUI thread. Returns (longest gap between ticks, median gap, wall time from Run
+    sweep to the final drawing, drawings, CPU time of the GUI thread per drawing), in
+    seconds."""
+    import statistics
+
+    from PySide6 import QtCore, QtWidgets
+
+    from ntkviz.gui.headless import build_panel
+    from ntkviz.gui.panels.training import QtTrainingPanel
+
+    panel = build_panel(QtTrainingPanel, {"autoplay": False})
+    try:
+        panel.model.update(page="sweep", sweep_plot="alpha")
+        app = QtWidgets.QApplication.instance()
+        for _ in range(2):  # the page shown and painted before the sweep starts
+            panel.grab()
+            app.processEvents()
+        gaps, last, drawings = [], [0.0], {"n": 0}
+
+        def tick():
+            now = time.perf_counter()
+            gaps.append(now - last[0])
+            last[0] = now
+
+        def drawn():
+            drawings["n"] += 1
+
+        ticker = QtCore.QTimer()
+        ticker.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+        ticker.timeout.connect(tick)
+        panel.sweep.drawn.connect(drawn)
+        loop = QtCore.QEventLoop()
+        panel.sweep.slot.busy.connect(lambda busy: None if busy else loop.quit())
+        QtCore.QTimer.singleShot(300_000, loop.quit)
+        t0 = last[0] = time.perf_counter()
+        cpu0 = time.thread_time()
+        ticker.start(5)
+        panel.sweep.start()
+        loop.exec()
+        ticker.stop()
+        elapsed = time.perf_counter() - t0
+        cpu = time.thread_time() - cpu0
+        response = panel.sweep.current()
+        if response is None or not response.done:
+            raise RuntimeError("the sweep did not finish")
+        return max(gaps), statistics.median(gaps), elapsed, drawings["n"], cpu / max(drawings["n"], 1)
+    finally:
+        panel.dispatcher.shutdown()
+        panel.close()
+        panel.deleteLater()
+
+
+def stall_results(repeats: int) -> list[Result]:
+    """The GUI thread while the tab's sweep page runs the default sweep (medians over runs)."""
+    import statistics
+
+    runs = [_sweep_stall() for _ in range(max(1, min(repeats, 3)))]
+
+    def med(i):
+        return statistics.median(r[i] for r in runs)
+
+    return [Result("gui: sweep page running 13 α × 3 seeds — longest event-loop stall", med(0), 0.05,
+                   note=f"5 ms timer; {med(3):.0f} drawings of partial results"),
+            Result("  median timer gap", med(1), note="5 ms asked"),
+            Result("  GUI-thread CPU time per drawing", med(4), 0.05,
+                   note="load-independent: the stall on a free core"),
+            Result("  Run sweep → final drawing", med(2), 20.0, note="worker thread + redraws")]
 
 
 def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float, float]:
@@ -121,6 +197,10 @@ def run(repeats: int) -> list[Result]:
     results = [Result(f"train m={RUN['width']} n={RUN['samples']} {RUN['steps']} steps "
                       "(+ linearised, kernel flows)", median_time(_train_once, repeats), 1.0,
                       note=f"{RUN['frames']} frames"), *sweep_results(repeats)]
+    try:
+        results += stall_results(repeats)
+    except ImportError as exc:  # no Qt available
+        results.append(Result("gui: sweep page running", float("nan"), note=f"skipped: {exc}"))
     try:
         full, cpu, rate, dropped = _drawn_fps()
     except ImportError as exc:  # no Qt available

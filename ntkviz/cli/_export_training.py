@@ -35,19 +35,34 @@ def check(args) -> None:
 
 
 def prepare(panel, args) -> None:
-    """The GIF's frame time, and the canvas painted twice, as a window does: an axis sizes
-    itself to its widest tick label while painting, and the layout follows on the next
-    pass (an export made before that cut "0.0001" to ".0001")."""
+    """The GIF's frame time, the sweep finished (a sweep view), and the canvas painted twice,
+    as a window does: an axis sizes itself to its widest tick label while painting, and the
+    layout follows on the next pass (an export made before that cut "0.0001" to ".0001")."""
     from PySide6 import QtWidgets
 
     panel.player.fps = args.fps
+    canvases = [panel.canvas]
+    if _sweep_view(args):
+        panel.wait_sweep()
+        panel.sweep.redraw()
+        canvases.append(panel.sweep.stack.currentWidget())
     for _ in range(2):
-        panel.canvas.grab()
+        for canvas in canvases:
+            canvas.grab()
         QtWidgets.QApplication.processEvents()
 
 
+def _sweep_view(args) -> bool:
+    from ntkviz.models.training import SWEEP_VIEWS
+
+    return args.view in SWEEP_VIEWS.values()
+
+
 def after(args, params, response) -> None:
-    """Say so when a run stopped early (divergence) or before the frame asked for."""
+    """Say so when a run stopped early (divergence) or before the frame asked for (the single
+    run's views)."""
+    if _sweep_view(args):
+        return
     if response.diverged:
         print(f"ntkviz export training: warning: {response.message}", file=sys.stderr)
     if params.frame >= response.frame_count:

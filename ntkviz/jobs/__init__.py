@@ -28,7 +28,8 @@ The scattering transform (the Scattering tab)
     image, the Fourier-modulus counterexample; module ``_scattering``).
 Lazy training
     ``TrainRequest`` -> ``TrainResponse``; ``LazySweepRequest`` -> ``LazySweepResponse``
-    (sweeps over the output scale α and the width).
+    (sweeps over the output scale α and the width), ``LazySweepSetRequest`` ->
+    ``LazySweepSetResponse`` (one such sweep per scaling of the width).
 Classification of digits
     ``ClassifyRequest`` -> ``ClassifyResponse``.
 Kernel regression on the sphere
@@ -63,7 +64,8 @@ _API_BY_MODULE = {
     "_stability_sets": ("StabilitySetsRequest", "SetsResult"),
     "_scattering": ("ScatteringViewRequest", "ScatteringViewResponse"),
     "_training": ("TrainRequest", "TrainResponse"),
-    "_lazy_sweep": ("LazySweepRequest", "LazySweepResponse"),
+    "_lazy_sweep": ("LazySweepRequest", "LazySweepResponse", "LazySweepSetRequest",
+                    "LazySweepSetResponse"),
     "_classify": ("ClassifyRequest", "ClassifyResponse"),
     "_learning": ("LearningTheoryRequest", "LearningTheoryResponse", "LearningMonteCarloRequest",
                   "LearningMonteCarloResponse", "GeneralisationRequest", "GeneralisationResponse"),

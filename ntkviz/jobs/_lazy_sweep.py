@@ -8,6 +8,10 @@ response after each (α, seed) run (and
 between chunks of a long run, so stopping the iteration cancels within
 ``PROGRESS_STEPS`` gradient steps) and *returns* the final response; calling the request
 runs it to the end.
+
+:class:`LazySweepSetRequest` -> :class:`LazySweepSetResponse` runs one such sweep per output
+scaling of the width, one after the other (the width view compares the NTK and the mean-field
+scaling); the app and ``ntkviz lazy-sweep`` run it (with one scaling it is one sweep).
 """
 from __future__ import annotations
 
@@ -24,7 +28,8 @@ from ntkviz.core.training.sweep import (DEFAULT_ALPHAS, GAP_THRESHOLD, SCALINGS,
                                         Crossover, crossover, sweep_config)
 from ntkviz.jobs._run import Progress, run_to_end
 
-__all__ = ["LazySweepRequest", "LazySweepResponse", "SWEEP_CSV_HEADER"]
+__all__ = ["LazySweepRequest", "LazySweepResponse", "LazySweepSetRequest", "LazySweepSetResponse",
+           "SWEEP_CSV_HEADER"]
 
 #: the CSV columns: one row per (alpha, width)
 SWEEP_CSV_HEADER = ("alpha", "width", "scaling", "train", *SWEEP_METRICS,
@@ -168,6 +173,11 @@ class LazySweepRequest:
                         values[:, iw, ia, k] = [point.metrics[name] for name in SWEEP_METRICS]
                     yield Progress(done / total, "", self._response(values, status, messages, done / total))
         return self._response(values, status, messages, 1.0, done=True)
+
+    def pending(self) -> "LazySweepResponse":
+        """The response of this sweep before any run finished (every value NaN)."""
+        shape = (len(SWEEP_METRICS), len(self.widths), len(self.alphas), self.seeds)
+        return self._response(np.full(shape, np.nan), np.zeros(shape[1:], dtype=np.int8), [], 0.0)
 
     def _response(self, values, status, messages, fraction, done=False) -> "LazySweepResponse":
         v, st = values.copy(), status.copy()
@@ -334,3 +344,102 @@ class LazySweepResponse:
 def _cell(value) -> object:
     value = float(value)
     return value if math.isfinite(value) else ""
+
+
+@dataclass(frozen=True)
+class LazySweepSetRequest:
+    """Sweeps that differ only in their ``scaling``, run one after the other (``sweeps``, a
+    tuple of :class:`LazySweepRequest` with distinct scalings, in the order given).
+
+    :meth:`iterate` yields a :class:`~ntkviz.jobs.Progress` whose ``partial`` is the cumulative
+    :class:`LazySweepSetResponse` (the sweeps not started yet: their :meth:`LazySweepRequest.pending`
+    response) and returns the final one; :meth:`of` builds the set from scalings and the other
+    fields."""
+
+    heavy: ClassVar[bool] = True
+    iterated: ClassVar[bool] = True
+
+    sweeps: tuple = (LazySweepRequest(),)
+
+    def __post_init__(self):
+        if not isinstance(self.sweeps, tuple) or not self.sweeps:
+            raise ValueError(f"sweeps must be a non-empty tuple of LazySweepRequest, got {self.sweeps!r}")
+        for sweep in self.sweeps:
+            if not isinstance(sweep, LazySweepRequest):
+                raise ValueError(f"sweeps must hold LazySweepRequest objects, got {type(sweep).__name__}")
+        scalings = [s.scaling for s in self.sweeps]
+        if len(set(scalings)) != len(scalings):
+            raise ValueError(f"scalings list a value twice: {', '.join(scalings)}")
+
+    @classmethod
+    def of(cls, scalings, **fields) -> "LazySweepSetRequest":
+        """One :class:`LazySweepRequest` per scaling of ``scalings`` (distinct, in this order),
+        each with the other ``fields``."""
+        if isinstance(scalings, str) or not scalings:
+            raise ValueError(f"scalings must be a non-empty list of {', '.join(SCALINGS)}, "
+                             f"got {scalings!r}")
+        return cls(tuple(LazySweepRequest(scaling=s, **fields) for s in scalings))
+
+    @property
+    def scalings(self) -> tuple[str, ...]:
+        return tuple(s.scaling for s in self.sweeps)
+
+    @property
+    def run_count(self) -> int:
+        return sum(s.run_count for s in self.sweeps)
+
+    def iterate(self) -> Generator[Progress, None, "LazySweepSetResponse"]:
+        """Run the sweeps in order, yielding the cumulative response after each item of each
+        sweep; return the final response."""
+        responses = [s.pending() for s in self.sweeps]
+        total, before = self.run_count, 0
+        for k, sweep in enumerate(self.sweeps):
+            items = sweep.iterate()
+            try:
+                while True:
+                    try:
+                        item = next(items)
+                    except StopIteration as stop:
+                        responses[k] = stop.value
+                        break
+                    responses[k] = item.partial
+                    fraction = (before + item.fraction * sweep.run_count) / total
+                    yield Progress(fraction, item.message, self._response(responses, fraction))
+            finally:
+                items.close()
+            before += sweep.run_count
+        return self._response(responses, 1.0, done=True)
+
+    def _response(self, responses, fraction, done=False) -> "LazySweepSetResponse":
+        return LazySweepSetResponse(self, tuple(responses), done, min(max(fraction, 0.0), 1.0))
+
+    def __call__(self) -> "LazySweepSetResponse":
+        return run_to_end(self.iterate())
+
+
+@dataclass(frozen=True, eq=False)
+class LazySweepSetResponse:
+    """The sweeps so far of a :class:`LazySweepSetRequest`: ``responses`` (one
+    :class:`LazySweepResponse` per sweep, in the request's order; a sweep not started yet has
+    no finished run), ``done`` once every sweep finished."""
+
+    request: LazySweepSetRequest
+    responses: tuple
+    done: bool = True
+    fraction: float = 1.0
+
+    @property
+    def finished_runs(self) -> int:
+        """Runs finished so far (diverged ones included), over every sweep."""
+        return int(sum((r.status != 0).sum() for r in self.responses))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The notes of every sweep, each once."""
+        return tuple(dict.fromkeys(n for r in self.responses for n in r.notes))
+
+    def csv_table(self) -> tuple[list[str], list[list]]:
+        """:data:`SWEEP_CSV_HEADER` and the rows of every sweep (its ``scaling`` column tells
+        them apart), in the request's order."""
+        rows = [row for r in self.responses for row in r.csv_table()[1]]
+        return list(SWEEP_CSV_HEADER), rows

@@ -155,7 +155,32 @@ def test_bad_input_is_one_line_exit_2(args, needle, tmp_path, capsys):
     assert not (tmp_path / "x.csv").exists()
 
 
-@pytest.mark.parametrize("name", ["sweep.png", "sweep.svg"])
-def test_figures_are_refused_for_now(name, tmp_path, capsys):
-    code, err = run_cli(["--alphas", "1"], tmp_path / name, capsys)
-    assert code == 2 and "sweep view" in err and ".csv" in err
+def test_png_and_svg_draw_the_tab_sweep_figure(tmp_path, capsys):
+    """A .png/.svg is the tab's sweep figure of the very sweep a .csv would hold: the view is
+    chosen from the grid (or --view), the image has the width asked, the SVG names its axes in
+    true values (no SI scale factor)."""
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    small = ["--alphas", "0.1,10", "--widths", "8", "--samples", "6", "--steps", "100",
+             "--seeds", "2"]
+    code, err = run_cli([*small, "--width", "640"], tmp_path / "a.png", capsys)
+    assert code == 0, err
+    assert "wrote the alpha figure" in err.strip().splitlines()[-1]
+    assert Image.open(tmp_path / "a.png").size[0] == 640
+    code, err = run_cli(["--alphas", "1", "--widths", "8,16", *small[4:], "--train", "last",
+                         "--ridge", "0"], tmp_path / "dd.svg", capsys)
+    assert code == 0 and "wrote the double_descent figure" in err, err
+    svg = (tmp_path / "dd.svg").read_text()
+    assert svg.lstrip().startswith(("<?xml", "<svg")) and "m/n" in svg and "(x0" not in svg
+    code, err = run_cli([*small, "--view", "width"], tmp_path / "w.svg", capsys)
+    assert code == 0, err
+    assert "one width (m = 8)" in (tmp_path / "w.svg").read_text()  # says why there is no curve
+    assert not list(tmp_path.glob(".*part*"))  # atomic writes leave no temporary files
+
+
+@pytest.mark.parametrize("args", [["--view", "alpha"], ["--width", "640"]])
+def test_figure_options_need_a_figure(args, tmp_path, capsys):
+    code, err = run_cli(["--alphas", "1", *args], tmp_path / "x.csv", capsys)
+    assert code == 2 and "applies to a .png or .svg figure" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "x.csv").exists()

@@ -12,7 +12,9 @@ MINE = ["kernel", "spectrum"]
 
 def test_views_take_key_title_and_model_from_their_spec(dispatcher, qtbot):
     """Each view, built with nothing but a dispatcher, is its spec's tab: key, title, a
-    model of the spec's model class, and one exportable view per view of the model."""
+    model of the spec's model class, and one exportable view per view of the model that
+    exists with its parameters (e.g. the sweep views of the Lazy training tab exist on its
+    sweep page)."""
     for spec in specs():
         cls = view_class(spec.key)
         assert not {"key", "title", "model_cls"} & set(vars(cls)), cls
@@ -20,7 +22,7 @@ def test_views_take_key_title_and_model_from_their_spec(dispatcher, qtbot):
         qtbot.addWidget(panel)
         assert (panel.key, panel.title) == (spec.key, spec.title)
         assert type(panel.model).__name__ == spec.model.rpartition(":")[2]
-        assert list(panel.plot_items()) == panel.model.view_names()
+        assert list(panel.plot_items()) == panel.model.view_names(panel.model.params)
 
 
 def test_only_the_visible_panel_is_built_until_its_tab_is_shown(qtbot, dispatcher, settings):

@@ -347,6 +347,9 @@ def test_a_plot_exported_alone_fills_the_image_and_has_its_legend(qtbot, panel, 
     from ntkviz.gui.panels.training._plots import METRIC_LABELS
 
     computed(qtbot, panel, SMALL)
+    for _ in range(2):  # painted as on screen: axes take their tick labels' width when painted
+        panel.canvas.grab()
+        qtbot.wait(10)
     item = panel.plot_items()[view]
     before = item.geometry()
     with panel.exporting(view, 2400, 1500), export_layout(item, (1200, 750), 2.0):

@@ -136,3 +136,43 @@ def test_single_run_reports_kappa_alpha():
     assert resp.kappa_alpha == pytest.approx((laziness(setup).kappa(0.5), laziness(setup).kappa(50.0)),
                                              rel=1e-14)
     assert resp.kappa_alpha[0] / resp.kappa_alpha[1] == pytest.approx(100.0, rel=1e-12)
+
+
+def test_a_set_of_scalings_is_each_sweep_alone():
+    """One sweep per scaling, run one after the other: each equals the sweep run alone; the
+    partial responses grow by one run at a time across the sweeps; the table is the sweeps'
+    rows one after the other."""
+    from ntkviz.jobs import LazySweepSetRequest
+
+    small = dict(alphas=(0.5, 5.0), widths=(8,), samples=6, steps=200, seeds=2)
+    request = LazySweepSetRequest.of(("ntk", "meanfield"), **small)
+    assert request.scalings == ("ntk", "meanfield") and request.run_count == 8
+    items, final = drain(request.iterate())
+    alone = [LazySweepRequest(scaling=s, **small)() for s in ("ntk", "meanfield")]
+    for got, want in zip(final.responses, alone):
+        np.testing.assert_array_equal(got.values, want.values)
+        np.testing.assert_array_equal(got.status, want.status)
+    assert [i.finished_runs for i in items] == list(range(1, 9)) and final.finished_runs == 8
+    assert final.done and not any(i.done for i in items)
+    first = items[0]  # the mean-field sweep has not started: all its values are missing
+    assert np.isnan(first.responses[1].values).all() and first.responses[1].runs().sum() == 0
+    header, rows = final.csv_table()
+    assert tuple(header) == SWEEP_CSV_HEADER
+    assert rows == alone[0].csv_table()[1] + alone[1].csv_table()[1]
+    assert [r[2] for r in rows] == ["ntk", "ntk", "meanfield", "meanfield"]
+    with pytest.raises(ValueError, match="twice"):
+        LazySweepSetRequest.of(("ntk", "ntk"), **small)
+    with pytest.raises(ValueError, match="scalings"):
+        LazySweepSetRequest.of((), **small)
+
+
+def test_stopping_a_set_stops_the_sweep_running():
+    from ntkviz.jobs import LazySweepSetRequest
+
+    request = LazySweepSetRequest.of(("ntk", "none"), alphas=(1.0,), widths=(8,), steps=5000,
+                                     seeds=1, samples=5)
+    gen = request.iterate()
+    item = next(gen)  # within the first run of the first sweep
+    assert 0 < item.fraction < 0.5 and item.partial.finished_runs == 0
+    gen.close()
+    assert gen.gi_frame is None

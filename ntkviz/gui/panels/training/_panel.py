@@ -1,12 +1,15 @@
 """The lazy-training panel: a two-layer ReLU network trained at output scale α, beside its
 linearisation and kernel regression with the tangent kernel (Chizat, Oyallon & Bach 2019).
 
-Views per run (one row, or two rows side by side for two values of α): neurons
-p_j = s|a_j|b_j with their trajectories coloured by sign(a_j) and the teacher
-neurons; the predictors on the circle; the metrics against time on log axes.
-Frames arrive progressively from a generator job on the heavy pool; the
-:class:`~ntkviz.gui.panels.training._player.FramePlayer` plays them. Parameters
-live in :class:`ntkviz.models.training.TrainingModel`; this view only observes it.
+Two pages (the model's ``page``). **Single run**: views per run (one row, or two rows side by
+side for two values of α): neurons p_j = s|a_j|b_j with their trajectories coloured by sign(a_j)
+and the teacher neurons; the predictors on the circle; the metrics against time on log axes;
+the read-outs (with the laziness κ_α at initialisation). Frames arrive progressively from a
+generator job on the heavy pool; the
+:class:`~ntkviz.gui.panels.training._player.FramePlayer` plays them. **Sweep**: the
+on-demand sweep over α, the width and the scaling (:mod:`~ntkviz.gui.panels.training._sweep`,
+a job slot of its own) and its three figures. Parameters live in
+:class:`ntkviz.models.training.TrainingModel`; this view only observes it.
 """
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from ntkviz.gui.panels._base import QtPanel
 from ntkviz.gui.panels.training._controls import TrainingControls
 from ntkviz.gui.panels.training._player import FramePlayer
 from ntkviz.gui.panels.training._figure import TrainingFigure
+from ntkviz.gui.panels.training._sweep import SweepPage, kappa_text, scrolled_controls
+from ntkviz.models.training import PAGES, SWEEP_VIEWS
 
 __all__ = ["QtTrainingPanel"]
 
@@ -51,6 +56,29 @@ barely move, the net tracks its linearisation and kernel regression with K₀. S
 travel O(1) to the teacher directions.</p>
 <p><b>Step size.</b> Lazy runs need step size &lt; 2n/λ<sub>max</sub>(K₀) (shown); small α needs
 roughly step size ≲ α/2. A diverging run stops with a message; the frames before stay.</p>
+<p><b>Laziness</b> (read-out): κ<sub>α</sub> = (1/α)‖αh(w₀) − y‖ ‖D²h(w₀)‖/‖Dh(w₀)‖² at
+initialisation (functions in the empirical L² norm over the training inputs, ‖Dh‖² =
+λ<sub>max</sub>(K₀)/n, ‖D²h‖ the operator norm of the bilinear map, exact for the ReLU net):
+κ<sub>α</sub> ≪ 1 means lazy. It falls like 1/α.</p>
+<h3>Sweep page</h3>
+<p>One run per output scale α, width m, seed and output scaling of the width (NTK: s = 1/√m;
+mean field: s = 1/m with steps of lr·m; none: s = 1), each to the same time t = step size ×
+steps with the same step for every α, on the data of the single run (d, n, m₀, first seed).
+Points are means over the seeds that finished, bars ± one standard error s/√k; a quantity
+that does not exist is a gap, never a 0. <i>Against α</i>: the test losses of the net, of
+its linearisation and of the infinite-width kernel (rich end left, lazy end right) and a
+chosen quantity (‖w − w₀‖/‖w₀‖, kernel drift, flipped ReLU patterns, train loss, κ<sub>α</sub>);
+the crossover α* of each width is where the mean test losses of the net and of its
+linearisation are the stated gap apart (10 % by default, scanning down from the largest α).
+<i>Against the width</i>: the same per scaling, with an m<sup>−½</sup> guide for the
+displacement under NTK scaling (mean field: it does not vanish). <i>Double descent</i>: train
+the last layer alone (random features), with label noise and a small ridge in closed form:
+the test loss against m/n peaks at the interpolation threshold m = n and tends to kernel ridge
+regression with (m s²/2)κ₁ (drawn as a line) as m → ∞ — not on the circle (d = 2), where
+bias-free ReLU features hold few harmonics and there is no peak.</p>
+<p><i>Run sweep</i> starts it (it never starts by itself); figures fill in as runs finish.
+Cancel keeps the partial result, labelled as partial; changing a parameter of the sweep stops
+it and empties the figure.</p>
 """
 
 
@@ -73,12 +101,7 @@ class QtTrainingPanel(QtPanel):
 
         self.controls = TrainingControls(self.model.params)
         self.controls.edited.connect(self._on_edited)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(self.controls.sizeHint().width() + 24)
-        scroll.setMaximumWidth(380)
+        scroll = scrolled_controls(self.controls, 380)
 
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setBackground("w")
@@ -109,9 +132,28 @@ class QtTrainingPanel(QtPanel):
         right.addWidget(self.canvas, 1)
         right.addLayout(readout_row)
         right.addWidget(self.player)
-        lay = QtWidgets.QHBoxLayout(self)
-        lay.addWidget(scroll)
-        lay.addLayout(right, 1)
+        run_page = QtWidgets.QWidget()
+        run_lay = QtWidgets.QHBoxLayout(run_page)
+        run_lay.setContentsMargins(0, 0, 0, 0)
+        run_lay.addWidget(scroll)
+        run_lay.addLayout(right, 1)
+
+        #: the sweep page: its controls, figures and job (:class:`SweepPage`)
+        self.sweep = SweepPage(self)
+        self._run_views_only = False  # while the single run's empty state is shown
+        self._sweep_after = False  # start the sweep once the run is drawn (headless start())
+        self.computed.connect(self._start_sweep_after_run)
+        self.pages = QtWidgets.QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(run_page, "Single run")
+        self.pages.addTab(self.sweep, "Sweep: α, width, random features")
+        self.pages.setTabToolTip(1, "lazy ↔ rich against α, NTK vs mean-field scaling against the "
+                                    "width, double descent of random features (on demand)")
+        self.pages.setCurrentIndex(PAGES.index(self.model.params.page))
+        self.pages.currentChanged.connect(lambda i: self.write(page=PAGES[i]))
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.pages)
 
     # ------------------------------------------------------------------ model
     def _on_edited(self, changes: dict) -> None:
@@ -120,6 +162,11 @@ class QtTrainingPanel(QtPanel):
     def sync_widgets(self, changed: frozenset) -> None:
         self._changed = changed
         self.controls.show_params(self.model.params)
+        if self.pages.currentIndex() != PAGES.index(self.model.params.page):
+            self.pages.blockSignals(True)
+            self.pages.setCurrentIndex(PAGES.index(self.model.params.page))
+            self.pages.blockSignals(False)
+        self.sweep.sync(changed)
 
     def redraw(self) -> None:
         """Display-only changes: the metrics shown, the frame, autoplay."""
@@ -155,6 +202,25 @@ class QtTrainingPanel(QtPanel):
         """The model's request (iterated: cumulative responses, cancellable)."""
         self._pending = self.model.request()
         return self._pending
+
+    def start(self) -> int:
+        """Compute the single run now; offscreen (a headless export, the gallery) with the sweep
+        page shown, run the sweep too, once the run is drawn (in the app the sweep starts only
+        with Run sweep)."""
+        rid = super().start()
+        self._sweep_after = bool(rid and self.model.params.page == "sweep"
+                                 and QtWidgets.QApplication.platformName() == "offscreen")
+        return rid
+
+    def _start_sweep_after_run(self, request_id: int) -> None:
+        if self._sweep_after and request_id >= self.slot.latest_id():
+            self._sweep_after = False
+            self.sweep.start()
+
+    def wait_sweep(self, timeout_s: float = 1800.0, on_progress=None):
+        """The finished sweep of the current parameters, once the one running has returned
+        (:meth:`SweepPage.wait`)."""
+        return self.sweep.wait(timeout_s, on_progress)
 
     def refresh(self, *, immediate: bool = False) -> int:
         """Submit the current parameters; on success the old frames are dropped at once."""
@@ -234,7 +300,8 @@ class QtTrainingPanel(QtPanel):
         self.player.ready = False
         self.player.set_index(index)
         texts = []
-        for view, run in zip(self.views, self._data.runs):
+        kappas = self._data.kappa_alpha or (None,) * len(self._data.runs)
+        for view, run, kappa in zip(self.views, self._data.runs, kappas):
             f = view.draw(index)
             if f is None:
                 continue
@@ -243,7 +310,7 @@ class QtTrainingPanel(QtPanel):
             late = " (stopped)" if index >= len(run.frames) else ""
             texts.append(
                 f"<b>α = {cfg.alpha:.4g}</b> (τ = {cfg.tau:.3g}){late}: step {f.step}, "
-                f"t = {f.time:.4g}<br>train loss {m['train_loss']:.3g}, test loss "
+                f"t = {f.time:.4g}, {kappa_text(kappa)}<br>train loss {m['train_loss']:.3g}, test loss "
                 f"{m['test_loss']:.3g}, gap {m['gap']:.3g}<br>‖w − w₀‖/‖w₀‖ "
                 f"{m['relative_displacement']:.3g}, kernel drift {m['kernel_drift']:.3g}, "
                 f"ReLU flips {100 * m['flip_share']:.2g}%")
@@ -275,20 +342,36 @@ class QtTrainingPanel(QtPanel):
 
     # ------------------------------------------------------------------ export
     def plot_items(self) -> dict:
+        """The single run's views, and on the sweep page the sweep's three figures."""
         items = {"figure": self.layout_item}
         for k, view in enumerate(self.views[: self.figure.rows_shown]):
             suffix = "" if k == 0 else "_2"
             items.update({f"neurons{suffix}": view.neurons, f"predictor{suffix}": view.predictor,
                           f"metrics{suffix}": view.metrics})
+        if self.model.params.page == "sweep" and not self._run_views_only:
+            items.update(self.sweep.plot_items())
         return items
 
+    def show_empty(self, note: str) -> None:
+        """The single run's empty state: its plots only (the sweep's figures follow the sweep's
+        job and say their own note)."""
+        self._run_views_only = True
+        try:
+            super().show_empty(note)
+        finally:
+            self._run_views_only = False
+
     def exporting(self, view: str, width: int | None = None, height: int | None = None):
-        """See :meth:`TrainingFigure.exporting`."""
+        """See :meth:`TrainingFigure.exporting`; a sweep view: :meth:`SweepPage.exporting`."""
+        if view in SWEEP_VIEWS.values():
+            return self.sweep.exporting(view)
         return self.figure.exporting(view, width, height)
 
     def csv_table(self, view: str):
         """The metrics of every frame ("figure", "metrics"), or the neurons / predictors of
-        the frame shown, for every run."""
+        the frame shown, for every run; a sweep view: the sweep's table (one row per (α, m))."""
+        if view in SWEEP_VIEWS.values():
+            return self.sweep.csv_table()
         self.check_current()
         return self._data.csv_table(view, self.current_index())
 
