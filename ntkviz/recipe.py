@@ -134,11 +134,23 @@ def _as_params(model, params):
 
 
 def _drawn(model, params, view: str):
-    """``params`` with the display fields that an export of ``view`` sets."""
+    """``params`` as an export of ``view`` draws them: with the display fields the view
+    sets (``View.shows``) and the display-only fields that every export sets
+    (``export_state``, e.g. no autoplay in a file)."""
     declared = next((v for v in model.views if v.name == view), None)
     if declared is None:
         raise ValueError(f"view must be one of {', '.join(model.view_names())}; got {view!r}")
-    return dataclasses.replace(params, **dict(declared.shows)) if declared.shows else params
+    fixed = {f: v for f, v in model.export_state.items() if f in model.display_only}
+    fixed.update(declared.shows)
+    if not fixed:
+        return params
+    return model.parse({k: _session_value_json(v) for k, v in fixed.items()}, params)
+
+
+def _session_value_json(value):
+    if isinstance(value, (list, tuple)):
+        return [_session_value_json(v) for v in value]
+    return value
 
 
 def _same(a, b) -> bool:
@@ -215,43 +227,54 @@ def _produce(model, given: dict, base: dict, view) -> object | None:
 
 def _arguments(model, params, view) -> tuple[dict, dict]:
     """``(given, base)``: option texts by field and the ``--params`` object that make
-    ``ntkviz export`` produce ``params`` for ``view``."""
+    ``ntkviz export`` produce ``params`` for ``view``.
+
+    Every field that comes out wrong is set — by its option, else by an option that
+    implies its value, else in ``--params`` — all at once (fields that depend on each
+    other, e.g. an architecture and its kernels, are valid only together), and the
+    command is read again until every field is right; then each ``--params`` entry
+    that the options already imply is left out."""
     from ntkviz.cli._export import _jsonable
     from ntkviz.models import options_of
 
     options = options_of(model.Params)
     fields = [f.name for f in dataclasses.fields(model.Params) if f.init]
+    everything = ({}, {f: _jsonable(getattr(params, f)) for f in fields})
     given: dict = {}
     base: dict = {}
+    produced = _produce(model, given, base, view)
     for _ in range(len(fields) + 1):
-        produced = _produce(model, given, base, view)
         if produced is None:
-            break
-        wrong = [f for f in fields if not _same(getattr(produced, f), getattr(params, f))]
+            return everything
+        wrong = [f for f in fields if not _same(getattr(produced, f), getattr(params, f))
+                 and f not in base]
         if not wrong:
-            return given, base
-        progress = False
+            break
         for f in wrong:
-            if f in base:
-                continue
             choice = None
             if f in options and f not in given and _applies(options[f], params):
                 choice = _flag_or_text(model, f, options[f], params)
             if choice is not None:
                 given[f] = choice
-                progress = True
                 continue
             implied = _implying_option(model, f, options, given, params)
             if implied is not None:
                 given[implied[0]] = implied[1]
-                progress = True
-                continue
-            base[f] = _jsonable(getattr(params, f))
-            progress = True
-        if not progress:
-            break
-    # what the options could not say exactly: every parameter from --params
-    return {}, {f: _jsonable(getattr(params, f)) for f in fields}
+            else:
+                base[f] = _jsonable(getattr(params, f))
+        produced = _produce(model, given, base, view)
+    else:
+        return everything
+    for f in list(base):
+        fewer = {k: v for k, v in base.items() if k != f}
+        if _exact(_produce(model, given, fewer, view), params, fields):
+            base = fewer
+    return given, base
+
+
+def _exact(produced, params, fields) -> bool:
+    return produced is not None and all(_same(getattr(produced, f), getattr(params, f))
+                                        for f in fields)
 
 
 def _flag_or_text(model, field: str, opt, params):

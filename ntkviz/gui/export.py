@@ -653,9 +653,14 @@ def export_plot(item, path, width: int | None = None, height: int | None = None,
 def copy_figure(panel, view: str | None = None, width: int | None = None,
                 height: int | None = None) -> Recipe | None:
     """Put ``view`` of ``panel`` on the clipboard as an image (a PNG with its recipe, and
-    the plain image for programs that take no PNG); returns the recipe. Refused like
+    the plain image for programs that take no PNG) of ``width`` × ``height`` pixels
+    (default: the view's export size); returns the recipe. Refused like
     :func:`export_view` when the plots show no result of the current parameters."""
     view = _checked_view(panel, view)
+    declared = next((v for v in getattr(getattr(panel, "model", None), "views", ())
+                     if v.name == view), None)
+    if declared is not None and width is None and height is None:
+        width, height = declared.export_size()
     exporting = getattr(panel, "exporting", None)
     with exporting(view, width, height) if exporting is not None else nullcontext():
         item = panel.plot_items()[view]
