@@ -253,10 +253,15 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
     ``scale`` (image pixels per logical pixel): items that ignore the view's
     transformations (legends, text labels) are scaled by it too, and so are the
     widths of curves and lines, so that the figure grows as a whole with the
-    image. Everything is restored afterwards."""
+    image. Items that cache their painting (``QGraphicsItem.cacheMode``) paint afresh.
+    Everything is restored afterwards."""
     hidden = [it for it in _scene_items(item) if is_transient(it) and it.isVisible()]
     for it in hidden:
         it.hide()
+    no_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
+    cached = [(it, it.cacheMode()) for it in _scene_items(item) if it.cacheMode() != no_cache]
+    for it, _ in cached:  # painted afresh: text as text in SVG and PDF, crisp at any size
+        it.setCacheMode(no_cache)
     ignores = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
     legends, scaled, pens = [], [], []
     if scale != 1.0:
@@ -303,6 +308,8 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
             replace_legends(item)
         for it in hidden:
             it.show()
+        for it, mode in cached:
+            it.setCacheMode(mode)
         for it in legends:
             it.setFlag(ignores, True)
         for it, old_scale in scaled:
