@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ntkviz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser,
-                                help=argparse.SUPPRESS)
+                                help=argparse.SUPPRESS, prog="ntkviz")  # "ntkviz gui", not the usage
     for name in COMMANDS:
         importlib.import_module(f"ntkviz.cli._{name.replace('-', '_')}").register(sub)
     parser.epilog = _commands_text(sub)

@@ -29,10 +29,11 @@ def test_tabs_menus_and_warm_up(qtbot, window):
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
         "Kernel curves", "Eigenvalue decay"]
     menus = [a.text() for a in window.menuBar().actions()]
-    assert menus == ["&File", "&View", "&Help"]
+    assert menus == ["&File", "&Edit", "&View", "&Help"]
     shortcuts = {a.shortcut().toString() for m in window.menuBar().actions()
                  for a in m.menu().actions()}
-    assert {"Ctrl+E", "Ctrl+S", "Ctrl+O", "Ctrl+Q", "F1", "Ctrl+1", "Ctrl+2"} <= shortcuts
+    assert {"Ctrl+E", "Ctrl+S", "Ctrl+O", "Ctrl+Q", "F1", "Ctrl+1", "Ctrl+2",
+            "Ctrl+Shift+C", "Ctrl+Alt+C"} <= shortcuts
     qtbot.waitUntil(lambda: window.compile_label.text() == "", timeout=60000)
 
 
