@@ -231,7 +231,11 @@ def test_dimension_slider_updates_spectrum_to_core_values(qtbot, spectrum_panel)
     assert np.all(zeros.yData < item.yData.min())  # below every data point
     panel.right.setCurrentWidget(panel.table)  # the table fills when shown
     assert panel.table_model.rowCount() == 2 * (panel.model.params.kmax + 1)
-    assert panel.table_model.rows == panel.csv_table("spectrum")[1]
+    header, rows = panel.csv_table("spectrum")
+    y = header.index("y_plotted")  # μ_k itself (not weighted): not a second column
+    assert [r[-1] for r in panel.table_model.rows] == rows  # each row ends with its CSV row
+    assert [r[:-1] for r in panel.table_model.rows] == [
+        [v for i, v in enumerate(row) if i != y] for row in rows]
 
 
 def test_weighting_redraws_without_computing(qtbot, spectrum_panel):
@@ -535,6 +539,13 @@ def test_mu0_reads_its_closed_form_and_the_table_says_what_it_shows(qtbot, spect
     tip = model.headerData(col_y, QtCore.Qt.Orientation.Horizontal,
                            QtCore.Qt.ItemDataRole.ToolTipRole)
     assert "log10" in tip and "vouches" in tip
+    # κ1's odd part is u/2 = N(3, 1) μ₁ P₁(u) (arccos u = π/2 − arcsin u): the weighted
+    # value at k = 1 is 1/2, within the error its log10 route carries
+    k1 = next(r for r in range(model.rowCount())
+              if model.rows[r][col_label].startswith("κ1") and model.rows[r][col_k] == 1)
+    assert model.data(model.index(k1, col_y)) == "5e-01"
+    for row in range(model.rowCount()):
+        assert ".e" not in model.data(model.index(row, col_y))
     assert cell_text(0.1 + 0.2) == "3.0000000000000004e-01" and cell_text(0.375) == "3.75e-01"
 
 

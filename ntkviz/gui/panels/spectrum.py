@@ -73,8 +73,10 @@ def vouched_text(value: float, error: float) -> str:
     mantissa = full.partition("e")[0].lstrip("-").replace(".", "")
     if digits >= len(mantissa):
         return full
-    return np.format_float_scientific(value, precision=digits - 1, unique=False, trim="-",
+    text = np.format_float_scientific(value, precision=digits - 1, unique=False, trim="-",
                                       exp_digits=2)
+    mantissa, _, exponent = text.partition("e")
+    return f"{mantissa.rstrip('.')}e{exponent}"  # NumPy keeps the point of "5.e-01"
 
 
 #: the values table's explanation of its columns (header tooltips)
