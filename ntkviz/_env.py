@@ -7,7 +7,10 @@
   ``$XDG_CACHE_HOME/ntkviz/numba-<version>-<fingerprint>``, where the
   fingerprint hashes the sizes and modification times of ``ntkviz/core/**/*.py``:
   an upgrade or an edit of the numeric core never loads stale machine code.
-  An explicit ``NUMBA_CACHE_DIR`` always wins.
+  An explicit ``NUMBA_CACHE_DIR`` always wins. When ntkviz makes a new cache
+  folder, it removes the folders of other versions and fingerprints beside it
+  that it made earlier (:func:`prune_caches`: only names ``numba-<version>-
+  <fingerprint>``, only those nothing wrote to for :data:`STALE_AFTER_S`).
 * ``PYQTGRAPH_QT_LIB=PySide6`` so pyqtgraph never picks another binding.
 * numba's threading layer: ``parallel=True`` kernels called from several threads at
   once are safe on the ``omp`` (libgomp) and ``tbb`` layers; numba's fallback,
@@ -23,9 +26,17 @@ import contextlib
 import hashlib
 import importlib
 import os
+import re
 import threading
+import time
 import warnings
 from pathlib import Path
+
+#: the names of the numba cache folders ntkviz makes: numba-<version>-<fingerprint>
+CACHE_FOLDER = re.compile(r"^numba-[0-9][0-9A-Za-z.+!_]*-(?:[0-9a-f]{10}|frozen)$")
+#: a cache folder of another version or fingerprint is removed once nothing has written to
+#: it for this long (a process of another version still running keeps its folder)
+STALE_AFTER_S = 3600.0
 
 
 def _core_fingerprint(core: Path | None = None) -> str:
@@ -77,15 +88,69 @@ def _private_temp_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="ntkviz-numba-"))
 
 
+def _last_written(folder: Path) -> float:
+    """The newest modification time of ``folder`` and of the folders and files directly in
+    it (numba writes ``<cache>/<module folder>/<function>.nbi|.nbc``), without following
+    symbolic links."""
+    newest = folder.lstat().st_mtime
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            newest = max(newest, entry.stat(follow_symlinks=False).st_mtime)
+            if entry.is_dir(follow_symlinks=False):
+                with os.scandir(entry.path) as inner:
+                    for item in inner:
+                        newest = max(newest, item.stat(follow_symlinks=False).st_mtime)
+    return newest
+
+
+def prune_caches(current: Path, now: float | None = None) -> list[Path]:
+    """Remove the numba cache folders beside ``current`` that ntkviz made for another
+    version or core fingerprint; returns those removed.
+
+    Only real folders (no symbolic link) named like ntkviz's (:data:`CACHE_FOLDER`,
+    ``numba-<version>-<fingerprint>``), never ``current``, and only those nothing wrote to
+    for :data:`STALE_AFTER_S` seconds (so a process of another version that still runs
+    keeps its cache). Anything else in the parent folder (other caches of ntkviz, other
+    programs' files) is left alone. Errors (a folder in use, no permission) are ignored:
+    the folder stays."""
+    import shutil
+
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        siblings = list(os.scandir(current.parent))
+    except OSError:
+        return removed
+    for entry in siblings:
+        if entry.name == current.name or not CACHE_FOLDER.match(entry.name):
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            if now - _last_written(Path(entry.path)) < STALE_AFTER_S:
+                continue
+            shutil.rmtree(entry.path)
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed
+
+
 def configure() -> None:
-    """Set environment defaults; idempotent and cheap (no heavy imports)."""
+    """Set environment defaults; idempotent and cheap (no heavy imports). A numba cache
+    folder made now (a new version or an edited core) prunes the old ones
+    (:func:`prune_caches`)."""
     if not os.environ.get("NUMBA_CACHE_DIR"):
         path = default_cache_dir()
         try:
+            new = not path.is_dir()
             path.mkdir(parents=True, exist_ok=True)
         except OSError:
             path = _private_temp_dir() / path.name
+            new = not path.is_dir()
             path.mkdir(parents=True, exist_ok=True)
+        if new:
+            prune_caches(path)
         os.environ["NUMBA_CACHE_DIR"] = str(path)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 

@@ -100,15 +100,16 @@ def write_bytes_atomic(path, data: bytes) -> Path:
 def write_csv(path, header: Sequence[str], rows: Iterable[Sequence]) -> Path:
     """Write a CSV table atomically: ``header`` then one line per row.
 
-    Floats (Python or NumPy) are written with ``repr``, the shortest text that
-    reads back as the same float64 (``inf``, ``-inf`` and ``nan`` as such); other
-    values with ``str``. ``rows`` may be a generator: it is consumed while the
+    Lines end with ``\n`` (LF, as every text file ntkviz writes; the ``csv`` module's
+    default is CRLF). Floats (Python or NumPy) are written with ``repr``, the shortest
+    text that reads back as the same float64 (``inf``, ``-inf`` and ``nan`` as such);
+    other values with ``str``. ``rows`` may be a generator: it is consumed while the
     temporary file is written, and an exception raised by it leaves ``path`` as it was.
     """
     import csv
 
     with open_atomic(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
+        writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(list(header))
         for row in rows:
             writer.writerow([repr(float(v)) if isinstance(v, float) else v for v in row])

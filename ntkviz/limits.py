@@ -143,4 +143,7 @@ GRAM_TILE_RANGE = (1, 2048)  # tile side (images) of a Gram store
 DASK_WORKERS_RANGE = (1, 256)  # workers of the local Dask cluster ntkviz starts
 
 # --------------------------------------------------------------- output
-EXPORT_WIDTH_RANGE = (16, 20000)  # PNG width in pixels
+EXPORT_WIDTH_RANGE = (16, 20000)  # image width and height in pixels (PNG, SVG, PDF)
+EXPORT_DPI_RANGE = (10, 2400)  # dots per inch: the PNG's resolution tag, the PDF's page size
+EXPORT_DPI = 96  # the default: a pixel is 1/96 inch, as in CSS and SVG
+EXPORT_SIZE = (800, 500)  # image size of a view that declares none (View.size)

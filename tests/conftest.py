@@ -1,4 +1,5 @@
-"""Test-wide set-up: headless Qt, a fresh numba cache, temporary app settings, paths to golden data."""
+"""Test-wide set-up: headless Qt, a fresh numba cache, temporary app settings, caches and
+HOME (for the tests and every process they start), paths to golden data."""
 from __future__ import annotations
 
 import atexit
@@ -26,9 +27,15 @@ USER_CONFIG_HOME = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".con
 # set before Qt is imported (QSettings reads XDG_CONFIG_HOME once, at its first use)
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="ntkviz-test-config-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
-# and every cache of computed results (Gram stores, context distances) too
+#: the user's cache folder, where ntkviz keeps numba's kernels and computed results
+USER_CACHE_HOME = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+# and every cache (numba's kernels, Gram stores, context distances) too; HOME as well, so
+# that a process started without XDG_CACHE_HOME (tests of hostile environments remove it)
+# falls back to a temporary ~/.cache, never the user's
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ntkviz-test-cache-")
 atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
+os.environ["HOME"] = tempfile.mkdtemp(prefix="ntkviz-test-home-")
+atexit.register(shutil.rmtree, os.environ["HOME"], True)
 
 import pytest  # noqa: E402
 
@@ -39,6 +46,12 @@ DATA = Path(__file__).resolve().parent / "data"
 def user_settings_file() -> Path:
     """The user's real settings file of the app (tests must never write it)."""
     return USER_CONFIG_HOME / "ntkviz" / "ntkviz.conf"
+
+
+@pytest.fixture(scope="session")
+def user_cache_folder() -> Path:
+    """The user's real cache folder of the app (tests must never write it)."""
+    return USER_CACHE_HOME / "ntkviz"
 
 
 @pytest.fixture(scope="session")

@@ -48,19 +48,75 @@ class OneLineParser(argparse.ArgumentParser):
 _NEGATIVE_VALUE = re.compile(r"^-\.?\d\S*$")
 
 
+#: the areas of ntkviz and their commands, with one line each for ``ntkviz --help``; a
+#: command of :data:`COMMANDS` missing here is listed under "More" with its own help
+AREAS = (
+    ("The app", (
+        ("gui", "start the desktop app (the default without a command)"),
+        ("export", "a tab's figure: PNG, SVG, PDF (with its own command) or CSV"),
+    )),
+    ("Kernel curves and eigenvalue decay", (
+        ("kernel", "a kernel curve κ(u): arc-cosine kernels, NTK, NNGP (CSV)"),
+        ("spectrum", "Mercer eigenvalues μ_k on the sphere with error estimates (CSV)"),
+    )),
+    ("Deformations and stability", (
+        ("stability", "CKN vs NTK distances against the deformation size (CSV)"),
+        ("infimnist", "Infinite-MNIST digits from your data folder (.npz)"),
+    )),
+    ("Lazy training", (
+        ("lazy-sweep", "lazy vs rich training over the output scale α and width m (CSV)"),
+    )),
+    ("Classification", (
+        ("gram", "exact CKN / conv NTK Gram matrices: tiled, resumable, on Dask"),
+        ("classify", "kernel ridge classification: CKN vs NTK vs pixels (CSV)"),
+        ("gram-spectrum", "eigenvalues of a Gram matrix, the labels' alignment (CSV)"),
+        ("data-theory", "predicted vs measured KRR test error on labelled data (CSV)"),
+    )),
+    ("Generalisation", (
+        ("learn", "learning curves of kernel ridge regression on the sphere (CSV)"),
+    )),
+)
+
+
+def _commands_text(sub) -> str:
+    """The commands of ``ntkviz --help``, grouped by area, one line each."""
+    helps = {a.dest: (a.help or "") for a in sub._choices_actions}  # each command's own help
+    listed = {name for _, commands in AREAS for name, _ in commands}
+    groups = [(title, [(n, text) for n, text in commands if n in COMMANDS])
+              for title, commands in AREAS]
+    more = [(n, helps.get(n, "").split(". ")[0]) for n in COMMANDS if n not in listed]
+    if more:
+        groups.append(("More", more))
+    width = max(len(n) for _, commands in groups for n, _ in commands) + 2
+    lines = ["commands (ntkviz COMMAND --help for its options):"]
+    for title, commands in groups:
+        if commands:
+            lines.append(f"  {title}")
+            lines += [f"    {n.ljust(width)}{text}" for n, text in commands]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from ntkviz import __version__
+    import textwrap
+
+    from ntkviz import __version__, panels
 
     parser = OneLineParser(
         prog="ntkviz",
-        description="Explore neural tangent kernels: kernel curves, Mercer spectra, "
-        "CKN/NTK deformation stability and lazy training. "
-        "Without a command the desktop app starts.",
+        usage="ntkviz [-h] [--version] [COMMAND [OPTIONS]]",
+        description=textwrap.fill(
+            "Explore neural tangent kernels, one tab each: "
+            + ", ".join(s.title.lower() for s in panels.specs())
+            + " — in the desktop app, and headless with the commands below. Without a "
+              "command the desktop app starts.", 78),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ntkviz {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser,
+                                help=argparse.SUPPRESS, prog="ntkviz")  # "ntkviz gui", not the usage
     for name in COMMANDS:
         importlib.import_module(f"ntkviz.cli._{name.replace('-', '_')}").register(sub)
+    parser.epilog = _commands_text(sub)
     return parser
 
 

@@ -144,7 +144,7 @@ def run(args) -> int:
     start = time.perf_counter()
     with dask_client(args.workers, args.scheduler) as client:
         bar = tqdm(total=1000, desc="classify", file=sys.stderr, dynamic_ncols=True, mininterval=0.5,
-                   bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}] {postfix}")
+                   bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
         try:
             item = None
             for item in classify_splits_iter(_split_sets(train.images, ytr, test.images, yte, args.seed),

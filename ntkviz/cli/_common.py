@@ -179,9 +179,54 @@ def refuse_deep_options(args, kernels) -> None:
                            "arc-cosine map has no depth, bias or activation); leave it out")
 
 
-def progress_line(label: str, fraction: float, final: bool = False) -> None:
-    """A self-overwriting progress line on stderr (ends with a newline when ``final``)."""
+#: the one look of a progress bar of a job that reports fractions and stages (tqdm):
+#: ``stability: 40%|████      | [00:12<00:18, digit 3 of 10]``
+STAGE_BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]"
+_BARS: dict = {}
+
+
+def stage_bar(label: str):
+    """A tqdm bar on stderr for a job's fraction done (0..1, in thousandths) and its stage
+    (``bar.set_postfix_str``): elapsed time and ETA, as ``gram``'s and ``classify``'s."""
     import sys
 
-    sys.stderr.write(f"\r{label}: {100 * fraction:5.1f} %".ljust(60) + ("\n" if final else ""))
-    sys.stderr.flush()
+    from tqdm import tqdm
+
+    return tqdm(total=1000, desc=label, file=sys.stderr, dynamic_ncols=True, mininterval=0.5,
+                bar_format=STAGE_BAR_FORMAT)
+
+
+def drive_progress(items, label: str):
+    """Run an iterated job (``request.iterate()``: ``Progress`` items, then the response)
+    to its end with a :func:`stage_bar` showing each item's fraction and message; returns
+    the response."""
+    from ntkviz.jobs._run import run_to_end
+
+    bar = stage_bar(label)
+
+    def show(item) -> None:
+        bar.n = int(1000 * item.fraction)
+        bar.set_postfix_str(getattr(item, "message", ""), refresh=False)
+        bar.refresh()
+
+    try:
+        response = run_to_end(items, on_item=show)
+        bar.n = 1000
+        bar.set_postfix_str("", refresh=False)
+        bar.refresh()
+        return response
+    finally:
+        bar.close()
+
+
+def progress_line(label: str, fraction: float, final: bool = False) -> None:
+    """Progress of a job called ``label`` on stderr: one :func:`stage_bar` per label,
+    closed (its line ended) when ``final``."""
+    bar = _BARS.get(label)
+    if bar is None:
+        bar = _BARS[label] = stage_bar(label)
+    bar.n = int(1000 * min(max(fraction, 0.0), 1.0))
+    bar.refresh()
+    if final:
+        bar.close()
+        del _BARS[label]

@@ -1,13 +1,16 @@
-"""``ntkviz export <panel> [options] --out FILE.{png,svg,csv}``: any panel's figure headless.
+"""``ntkviz export <panel> [options] --out FILE.{png,svg,pdf,csv}``: any panel's figure headless.
 
 One sub-command per panel of :data:`ntkviz.panels.PANELS`, generated from its model:
 
 * every ``Params`` field that declares an option (:func:`ntkviz.models.options_of`)
   is one option; values are read by the option's ``text`` or by the field's type,
   and the options not given keep the model's defaults (``export_state`` first);
+* ``--params JSON``: any of the panel's parameters as a JSON object (as in a session
+  file), for what no option says; the options given override it;
 * ``--view`` chooses among the model's ``views`` (an export of a view sets the
   display fields it ``shows``; a view that ``needs`` fields is refused without them);
-* ``--width PX`` and ``--out FILE``.
+* ``--width PX``, ``--height PX`` (default: the view's ``size``; one given, the other
+  keeps its aspect ratio), ``--dpi N`` and ``--out FILE``.
 
 The state is then validated by the model (``Model.parse``) before anything is
 computed, and a refused value is reported under the option that set its field (the
@@ -15,20 +18,23 @@ options say which fields they set), one line, exit code 2. Then:
 
 1. ``.csv``: the model's table of the request's response (``Model.csv_table``),
    written by :func:`ntkviz._io.write_csv` — no Qt at all;
-2. ``.png``/``.svg`` (``.gif`` for animated panels): the panel the app shows draws the
-   figure offscreen (:func:`ntkviz.gui.headless.render_panel`) and the exporter
-   registry of :mod:`ntkviz.gui.export` writes it, atomically.
+2. ``.png``/``.svg``/``.pdf`` (``.gif`` for animated panels): the panel the app shows
+   draws the figure offscreen (:func:`ntkviz.gui.headless.render_panel`) and the
+   exporter registry of :mod:`ntkviz.gui.export` writes it, atomically, with the
+   command that makes it again written into the file (:mod:`ntkviz.recipe`).
+
+The path written is printed on stdout.
 
 A panel whose export needs more than its model's options (an image file to read, the
 frames of a GIF) names a hook module in its spec (``PanelSpec.export``), which may
 define ``SUFFIXES`` (the accepted ``--out`` suffixes), ``add_arguments(parser)``,
-``check(args)``, ``width(args, view)`` (a default ``--width``), ``before(args, params,
-view)``, ``PANEL_SIZE``, ``prepare(panel, args)`` (before the figure is written) and
-``after(args, params, response)`` (warnings).
+``check(args)``, ``before(args, params, view)``, ``PANEL_SIZE``, ``prepare(panel,
+args)`` (before the figure is written) and ``after(args, params, response)`` (warnings).
 """
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import types
 import typing
@@ -37,19 +43,26 @@ from pathlib import Path
 from ntkviz import limits
 from ntkviz.cli import CliError, OneLineParser
 
-__all__ = ["register", "run_export", "add_width_option", "check_width", "CSV_SUFFIX",
-           "SUFFIXES", "state_from_options"]
+__all__ = ["register", "run_export", "add_size_options", "check_size", "export_params",
+           "state_from_options", "validated", "default_view", "CSV_SUFFIX", "SUFFIXES",
+           "PARAMS_FLAG"]
 
 #: the one format written without Qt; the others are listed by ntkviz.gui.export.WRITERS
 CSV_SUFFIX = ".csv"
 #: what an export writes unless its hooks say otherwise
-SUFFIXES = (".png", ".svg", ".csv")
+SUFFIXES = (".png", ".svg", ".pdf", ".csv")
+#: the option that sets any parameter from JSON
+PARAMS_FLAG = "--params"
 
 
 def register(sub) -> None:
     from ntkviz import panels
 
-    p = sub.add_parser("export", help="render a panel's view headless to PNG/SVG/CSV")
+    p = sub.add_parser("export", help="any tab's figure headless: PNG, SVG, PDF (with the command "
+                                      "that makes it again) or CSV of the plotted numbers",
+                       description="Draw a tab of the app headless, from the same model: "
+                                   "PNG/SVG/PDF as in the app, CSV the plotted numbers. Every "
+                                   "figure carries the command that writes it again.")
     views = p.add_subparsers(dest="panel", metavar="PANEL", parser_class=OneLineParser)
     for spec in panels.specs():
         _add_panel(views, spec)
@@ -67,8 +80,8 @@ def _add_panel(sub, spec) -> None:
     hooks = _hooks(spec)
     p = sub.add_parser(spec.key, aliases=list(spec.aliases), help=f"the {spec.title} tab",
                        description=f"The {spec.title} tab of the app, drawn headless from the same "
-                                   "model: PNG/SVG as in the app, CSV the plotted numbers. Options "
-                                   "not given keep the app's defaults.")
+                                   "model: PNG/SVG/PDF as in the app, CSV the plotted numbers. "
+                                   "Options not given keep the app's defaults.")
     hints = typing.get_type_hints(model.Params)
     for field, opt in options_of(model.Params).items():
         kwargs = {"dest": f"opt_{field}", "default": None, "help": opt.help}
@@ -79,12 +92,14 @@ def _add_panel(sub, spec) -> None:
         if opt.choices:
             kwargs["help"] = f"{opt.help} ({', '.join(map(str, opt.choices))})"
         p.add_argument(opt.flag, **kwargs)
-    names = model.view_names()
-    p.add_argument("--view", default=None, choices=names,
+    p.add_argument(PARAMS_FLAG, default=None, metavar="JSON", dest="params_json",
+                   help="parameters as a JSON object, as in a session file ({\"name\": value, "
+                        "...}); the options given override them")
+    p.add_argument("--view", default=None, choices=model.view_names(),
                    help="; ".join(f"{v.name}: {v.help}" if v.help else v.name for v in model.views)
-                   + f" (default {_default_view(model)})")
-    add_width_option(p, "PNG/GIF" if ".gif" in getattr(hooks, "SUFFIXES", SUFFIXES) else "PNG")
+                   + f" (default {default_view(model)})")
     suffixes = getattr(hooks, "SUFFIXES", SUFFIXES)
+    add_size_options(p, "/".join(s[1:].upper() for s in suffixes if s != CSV_SUFFIX))
     p.add_argument("--out", required=True, metavar="FILE",
                    help=f"output file: {', '.join(suffixes)} (figure as in the app; .csv: the "
                         "plotted numbers)")
@@ -96,24 +111,40 @@ def _add_panel(sub, spec) -> None:
 _METAVARS = {int: "N", float: "X"}
 
 
-def _default_view(model) -> str:
+def default_view(model) -> str:
+    """The view ``ntkviz export`` writes without ``--view``."""
     return model.default_view or model.views[0].name
 
 
-def add_width_option(parser, formats: str = "PNG") -> None:
-    """``--width PX`` (range: ``limits.EXPORT_WIDTH_RANGE``, checked by :func:`check_width`)."""
+def add_size_options(parser, formats: str = "PNG/SVG/PDF") -> None:
+    """``--width PX``, ``--height PX`` and ``--dpi N`` (ranges:
+    ``limits.EXPORT_WIDTH_RANGE``, ``limits.EXPORT_DPI_RANGE``; checked by
+    :func:`check_size`)."""
     lo, hi = limits.EXPORT_WIDTH_RANGE
     parser.add_argument("--width", type=int, default=None, metavar="PX",
-                        help=f"{formats} width in pixels, in [{lo}, {hi}] (height keeps the "
-                             f"figure's aspect ratio)")
+                        help=f"{formats} width in pixels, in [{lo}, {hi}] (default: the view's "
+                             "size; with --height alone, the view's aspect ratio)")
+    parser.add_argument("--height", type=int, default=None, metavar="PX",
+                        help=f"{formats} height in pixels, in [{lo}, {hi}] (default: the view's "
+                             "size; with --width alone, the view's aspect ratio)")
+    dlo, dhi = limits.EXPORT_DPI_RANGE
+    parser.add_argument("--dpi", type=int, default=None, metavar="N",
+                        help=f"dots per inch, in [{dlo}, {dhi}] (default {limits.EXPORT_DPI}): the "
+                             "PNG's resolution tag and the PDF's page size (pixels / dpi inches)")
 
 
-def check_width(width: int | None) -> None:
-    """Refuse a ``--width`` outside ``limits.EXPORT_WIDTH_RANGE`` (``ValueError`` naming
-    the option, before anything is computed)."""
+def check_size(width: int | None = None, height: int | None = None,
+               dpi: int | None = None) -> None:
+    """Refuse a ``--width``/``--height`` outside ``limits.EXPORT_WIDTH_RANGE`` or a
+    ``--dpi`` outside ``limits.EXPORT_DPI_RANGE`` (``ValueError`` naming the option,
+    before anything is computed)."""
     lo, hi = limits.EXPORT_WIDTH_RANGE
-    if width is not None and not lo <= width <= hi:
-        raise ValueError(f"--width must be in [{lo}, {hi}] pixels, got {width}")
+    for flag, value in (("--width", width), ("--height", height)):
+        if value is not None and not lo <= value <= hi:
+            raise ValueError(f"{flag} must be in [{lo}, {hi}] pixels, got {value}")
+    dlo, dhi = limits.EXPORT_DPI_RANGE
+    if dpi is not None and not dlo <= dpi <= dhi:
+        raise ValueError(f"--dpi must be in [{dlo}, {dhi}], got {dpi}")
 
 
 # ----------------------------------------------------------------- options -> state
@@ -146,29 +177,56 @@ def _jsonable(value):
     return value
 
 
-def state_from_options(model, given: dict) -> tuple[dict, dict]:
+def option_values(model, field: str, raw) -> tuple[dict, dict]:
+    """``(values, implied)`` of option ``field`` given ``raw`` (its typed text, or True
+    for a flag): the fields it sets and the other fields' values that come with it
+    (``Option.sets``). ``ValueError`` naming the option when the text cannot be read."""
+    from ntkviz.models import options_of
+
+    opt = options_of(model.Params)[field]
+    if not opt.takes_value:
+        value = opt.value
+    elif opt.text is not None:
+        value = opt.text(opt.flag, raw)
+    else:
+        value = _typed(opt.flag, typing.get_type_hints(model.Params)[field], raw)
+    values = value if isinstance(value, dict) else {field: value}
+    return values, opt.extra(value)
+
+
+def read_params_json(text: str) -> dict:
+    """``--params`` text -> a JSON object (``ValueError`` naming the option otherwise)."""
+    try:
+        state = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{PARAMS_FLAG} must be a JSON object, got {text[:40]!r} ({exc})") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{PARAMS_FLAG} must be a JSON object of name: value pairs, got "
+                         f"{type(state).__name__}")
+    return state
+
+
+def state_from_options(model, given: dict, base: dict | None = None) -> tuple[dict, dict]:
     """``(state, set_by)`` for the options ``given`` (``{field: typed text, or True for a
-    flag}``): the model's session state (``export_state`` and what the options set) and,
-    per field set, the option that set it. ``ValueError`` naming an option whose text
+    flag}``) over ``base`` (the ``--params`` object): the model's session state
+    (``export_state``, then ``base``, then what the options set) and, per field set, the
+    option that set it. The values an option implies (``Option.sets``) fill only fields
+    neither ``base`` nor an option sets. ``ValueError`` naming an option whose text
     cannot be read or that does not apply."""
     from ntkviz.models import options_of
 
     options = options_of(model.Params)
-    hints = typing.get_type_hints(model.Params)
-    state, set_by, extra = dict(model.export_state), {}, {}
+    state = dict(model.export_state)
+    set_by = {}
+    for f, v in (base or {}).items():
+        state[f], set_by[f] = v, PARAMS_FLAG
+    extra = {}
     for field, raw in given.items():
-        opt = options[field]
-        if not opt.takes_value:
-            value = opt.value
-        elif opt.text is not None:
-            value = opt.text(opt.flag, raw)
-        else:
-            value = _typed(opt.flag, hints[field], raw)
-        values = value if isinstance(value, dict) else {field: value}
+        values, implied = option_values(model, field, raw)
         for f, v in values.items():
-            state[f], set_by[f] = _jsonable(v), opt.flag
-        for f, v in opt.extra(value).items():
-            extra.setdefault(f, (v, opt.flag))
+            state[f], set_by[f] = _jsonable(v), options[field].flag
+        for f, v in implied.items():
+            extra.setdefault(f, (v, options[field].flag))
     for f, (v, flag) in extra.items():
         if f not in set_by:
             state[f], set_by[f] = _jsonable(v), flag
@@ -199,38 +257,46 @@ def validated(model, state: dict, set_by: dict):
     raise error
 
 
+def export_params(args):
+    """``(params, view)`` of a parsed ``ntkviz export <panel>`` command line: the model's
+    validated ``Params`` and the :class:`~ntkviz.models.View` it exports. ``ValueError``
+    (one line naming the option) for a value the panel refuses."""
+    from ntkviz import panels
+    from ntkviz.models import options_of
+
+    model = panels.model_class(args.panel_key)
+    given = {f: getattr(args, f"opt_{f}") for f in options_of(model.Params)
+             if getattr(args, f"opt_{f}") is not None}
+    base = None if args.params_json is None else read_params_json(args.params_json)
+    state, set_by = state_from_options(model, given, base)
+    view = next(v for v in model.views if v.name == (args.view or default_view(model)))
+    state.update({k: _jsonable(v) for k, v in view.shows.items()})
+    params = validated(model, state, set_by)
+    if not view.available(params):
+        raise ValueError(f"--view must be one of {', '.join(model.view_names(params))}, "
+                         f"got {view.name!r}")
+    return params, view
+
+
 # ------------------------------------------------------------------------- the run
 def run(args) -> int:
     from ntkviz import panels
     from ntkviz.cli._common import output_path
-    from ntkviz.models import options_of
 
     spec = panels.spec(args.panel_key)
-    model = panels.resolve(spec.model)
     hooks = _hooks(spec)
     out = output_path(args.out, getattr(hooks, "SUFFIXES", SUFFIXES))
     try:
-        check_width(args.width)
+        check_size(args.width, args.height, args.dpi)
         if hasattr(hooks, "check"):
             hooks.check(args)
-        given = {f: getattr(args, f"opt_{f}") for f in options_of(model.Params)
-                 if getattr(args, f"opt_{f}") is not None}
-        state, set_by = state_from_options(model, given)
-        view = next(v for v in model.views if v.name == (args.view or _default_view(model)))
-        state.update({k: _jsonable(v) for k, v in view.shows.items()})
-        params = validated(model, state, set_by)
+        params, view = export_params(args)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if not view.available(params):
-        raise CliError(f"--view must be one of {', '.join(model.view_names(params))}, "
-                       f"got {view.name!r}")
-    width = args.width
-    if width is None and hasattr(hooks, "width"):
-        width = hooks.width(args, view.name)
     if hasattr(hooks, "before"):
         hooks.before(args, params, view.name)
-    response = run_export(out, spec.key, params, view.name, width,
-                          size=getattr(hooks, "PANEL_SIZE", None),
+    response = run_export(out, spec.key, params, view.name, args.width, height=args.height,
+                          dpi=args.dpi, size=getattr(hooks, "PANEL_SIZE", None),
                           prepare=(lambda panel: hooks.prepare(panel, args))
                           if hasattr(hooks, "prepare") else None)
     if hasattr(hooks, "after"):
@@ -240,26 +306,29 @@ def run(args) -> int:
 
 
 def run_export(out_path, panel_key: str, params, view: str | None = None,
-               width: int | None = None, timeout_s: float = 1800.0, size=None, prepare=None):
+               width: int | None = None, timeout_s: float = 1800.0, size=None, prepare=None,
+               height: int | None = None, dpi: int | None = None):
     """Write ``view`` of panel ``panel_key`` for ``params`` (a model's ``Params``, or a
     session-style dict: missing keys keep the defaults) to ``out_path``; returns the
     response written.
 
-    ``.csv``: the model's table of its request's response (no Qt); ``.png``, ``.svg``
-    (``.gif``): the panel drawn offscreen at ``size`` (default: the headless panel size)
-    and written at ``width`` pixels; ``prepare(panel)`` runs before. ``ValueError`` for
-    a bad parameter, view, suffix or folder (one line naming it); nothing is written then.
+    ``.csv``: the model's table of its request's response (no Qt); ``.png``, ``.svg``,
+    ``.pdf`` (``.gif``): the panel drawn offscreen at ``size`` (default: the headless
+    panel size) and written at ``width`` × ``height`` pixels (default: the view's
+    :meth:`~ntkviz.models.View.export_size`) with ``dpi``; ``prepare(panel)`` runs
+    before. ``ValueError`` for a bad parameter, view, size, suffix or folder (one line
+    naming it); nothing is written then.
     """
     from ntkviz import panels
 
     out = Path(out_path)
-    check_width(width)
+    check_size(width, height, dpi)
     if not out.parent.is_dir():
         raise ValueError(f"{out}: the folder {out.parent} does not exist")
     model = panels.model_class(panel_key)
     if isinstance(params, dict):
         params = model.parse(params)  # before any Qt import
-    view = view or _default_view(model)
+    view = view or default_view(model)
     if out.suffix.lower() == CSV_SUFFIX:
         from ntkviz._io import write_csv
 
@@ -270,5 +339,10 @@ def run_export(out_path, panel_key: str, params, view: str | None = None,
     from ntkviz.gui.headless import render_panel
 
     writer_for(out)  # refuses an unknown suffix before anything is computed
+    declared = next((v for v in model.views if v.name == view), None)
+    if declared is not None:
+        width, height = declared.export_size(width, height)
+        check_size(width, height)
     return render_panel(panels.view_class(panel_key), model(params).to_session(), view, out,
-                        width, timeout_s=timeout_s, size=size, prepare=prepare)
+                        width, timeout_s=timeout_s, height=height, size=size, prepare=prepare,
+                        dpi=dpi)

@@ -9,10 +9,12 @@ from __future__ import annotations
 import sys
 
 from ntkviz.cli import CliError
+from ntkviz.cli._export import SUFFIXES as EXPORT_SUFFIXES
 
 __all__ = ["SUFFIXES", "PANEL_SIZE", "add_arguments", "check", "prepare", "after"]
 
-SUFFIXES = (".png", ".svg", ".csv", ".gif")
+#: every export format, and GIF
+SUFFIXES = (*EXPORT_SUFFIXES, ".gif")
 #: offscreen panel size for exports (the figure keeps the canvas's aspect ratio)
 PANEL_SIZE = (1600, 860)
 FPS_RANGE = (1, 100)

@@ -132,15 +132,29 @@ def progress_bar(total: int, initial: int, label: str):
                 dynamic_ncols=True, smoothing=0.1, mininterval=0.5)
 
 
+def skip(bar, pairs: int) -> None:
+    """Advance ``bar`` by ``pairs`` found already done (the tiles a resumed run skips)
+    without counting them in its rate and ETA: they become part of the bar's start
+    (``initial``), as if the bar had begun there."""
+    bar.initial += pairs
+    bar.n += pairs
+    bar.last_print_n += pairs  # the next update's rate sees only the pairs computed since
+    bar.refresh()
+
+
 def drive(run, client, label: str) -> float:
-    """Run a :class:`~ntkviz.dataset.GramRun` with a tqdm bar; returns the seconds spent."""
+    """Run a :class:`~ntkviz.dataset.GramRun` with a tqdm bar; returns the seconds spent.
+    The rate counts computed pairs only (a resumed run's skipped tiles do not make it
+    look thousands of times faster)."""
     bar = progress_bar(run.total_pairs, 0, label)
     start = time.perf_counter()
     try:
         for ev in run.events(client):
             skipped = run.skipped_pairs(ev) if ev.tile is not None else 0
-            if ev.pairs or skipped:
-                bar.update(ev.pairs + skipped)
+            if skipped:
+                skip(bar, skipped)
+            if ev.pairs:
+                bar.update(ev.pairs)
     finally:
         bar.close()
     return time.perf_counter() - start

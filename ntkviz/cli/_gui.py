@@ -29,7 +29,10 @@ def register(sub) -> None:
     p.add_argument("--screenshot", metavar="FILE.png",
                    help="save a screenshot of the window once the tab has drawn, then quit (a tab "
                         "that computes on demand is started; exit code 1 and no file if it fails)")
-    p.add_argument("--tab", metavar="NAME", help="panel to show first (kernel, spectrum, ...)")
+    from ntkviz import panels  # standard library only: the tab keys, in tab order
+
+    p.add_argument("--tab", metavar="NAME", help="the tab shown first: " + ", ".join(
+        f"{s.key} ({s.title})" for s in panels.specs()))
     p.set_defaults(func=run)
 
 

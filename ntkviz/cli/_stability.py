@@ -87,8 +87,8 @@ def swept_digits(n: int, references: int) -> tuple[int, ...]:
 
 
 def run(args) -> int:
-    from ntkviz.cli._common import progress_line
-    from ntkviz.jobs import StabilityRequest, run_to_end
+    from ntkviz.cli._common import drive_progress
+    from ntkviz.jobs import StabilityRequest
 
     if args.view == "sets":
         return run_sets(args)
@@ -106,8 +106,6 @@ def run(args) -> int:
                                amplitudes=tuple(args.amplitudes), seeds=tuple(range(args.seeds)),
                                architecture=arch, reference_per_class=args.references,
                                maps=tuple(args.maps), scattering=scattering)
-    result = run_to_end(request.iterate(), on_item=lambda item: progress_line(
-        f"stability ({item.message})", item.fraction))
-    progress_line("stability (reference levels done)", 1.0, final=True)
+    result = drive_progress(request.iterate(), "stability")  # the tqdm bar of gram, classify
     write_csv(out, *result.to_csv_rows())
     return 0

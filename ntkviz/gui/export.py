@@ -1,4 +1,4 @@
-"""The one exporter registry: file suffix -> writer (PNG, SVG, CSV, GIF).
+"""The one exporter registry: file suffix -> writer (PNG, SVG, PDF, CSV, GIF).
 
 Every export of ntkviz — File → Export… in the app, headless rendering
 (:func:`ntkviz.gui.headless.render_panel`, ``ntkviz export``), the gallery —
@@ -20,6 +20,14 @@ What an export shows
 * No axis shows pyqtgraph's automatic SI scale factor.
 * SVG elements come in the order the screen paints them (grid under curves
   under legend).
+* PDF is the PNG's drawing on a vector device (``QPdfWriter``): the same layout,
+  curves as paths, text as text (selectable, searchable); the page is
+  ``width/dpi`` × ``height/dpi`` inches.
+* Every PNG, SVG and PDF carries its recipe (:mod:`ntkviz.recipe`): the ntkviz
+  version, the tab, the view, all parameters (JSON) and the ``ntkviz export``
+  command that writes the figure again — PNG text chunks (``ntkviz-command``,
+  ``ntkviz-params``, …), an SVG ``<metadata>`` element, the PDF's document
+  information (Subject: the command; Keywords; the same keys as the PNG's).
 
 SVG on Qt >= 6.11: ``QSvgGenerator`` now closes sub-paths with a ``Z`` token,
 which pyqtgraph 0.14's path-coordinate parser (``correctCoordinates`` in
@@ -46,13 +54,14 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import limits
 from ntkviz._io import atomic_write, write_csv, write_text_atomic
+from ntkviz.recipe import Recipe
 from ntkviz.gui.legends import replace_legends
 from ntkviz.gui.plot_style import is_transient
 
-__all__ = ["WRITERS", "Writer", "writer_for", "export_view", "export_plot", "render_image",
-           "svg_string", "write_csv_table", "export_layout",
+__all__ = ["WRITERS", "Writer", "FigureInfo", "writer_for", "export_view", "export_plot",
+           "render_image", "svg_string", "write_csv_table", "export_layout", "view_recipe",
            "install_svg_workaround", "file_filter", "export_geometry", "EXPORT_SUFFIXES",
-           "LAYOUT_MAX"]
+           "LAYOUT_MAX", "copy_figure", "copy_command"]
 
 #: largest logical size (w, h) a figure is laid out at; bigger images are scaled up
 LAYOUT_MAX = (1200, 800)
@@ -244,10 +253,15 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
     ``scale`` (image pixels per logical pixel): items that ignore the view's
     transformations (legends, text labels) are scaled by it too, and so are the
     widths of curves and lines, so that the figure grows as a whole with the
-    image. Everything is restored afterwards."""
+    image. Items that cache their painting (``QGraphicsItem.cacheMode``) paint afresh.
+    Everything is restored afterwards."""
     hidden = [it for it in _scene_items(item) if is_transient(it) and it.isVisible()]
     for it in hidden:
         it.hide()
+    no_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
+    cached = [(it, it.cacheMode()) for it in _scene_items(item) if it.cacheMode() != no_cache]
+    for it, _ in cached:  # painted afresh: text as text in SVG and PDF, crisp at any size
+        it.setCacheMode(no_cache)
     ignores = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
     legends, scaled, pens = [], [], []
     if scale != 1.0:
@@ -294,6 +308,8 @@ def export_layout(item, size: tuple[float, float] | None = None, scale: float = 
             replace_legends(item)
         for it in hidden:
             it.show()
+        for it, mode in cached:
+            it.setCacheMode(mode)
         for it in legends:
             it.setFlag(ignores, True)
         for it, old_scale in scaled:
@@ -375,8 +391,35 @@ def _libpng_messages(kept: list):
             sys.stderr.write(line)
 
 
-def _write_png(item, path: Path, width, height) -> None:
+@dataclass(frozen=True)
+class FigureInfo:
+    """What a figure file says beside its picture: its resolution (dots per inch: the
+    PNG's ``pHYs`` tag, the PDF's page size) and its :class:`~ntkviz.recipe.Recipe`
+    (None: a plot exported outside a panel, no recipe)."""
+
+    dpi: int = limits.EXPORT_DPI
+    recipe: Recipe | None = None
+
+    def title(self) -> str:
+        return self.recipe.title_line() if self.recipe is not None else "ntkviz figure"
+
+
+def png_image(item, width: int | None = None, height: int | None = None,
+              info: FigureInfo = FigureInfo()):
+    """The ``QImage`` a PNG export writes: :func:`render_image` with the resolution tag
+    and the recipe's text (``QImage.setText``: written as PNG text chunks)."""
     image = render_image(item, width, height)
+    dots_per_metre = round(info.dpi / 0.0254)
+    image.setDotsPerMeterX(dots_per_metre)
+    image.setDotsPerMeterY(dots_per_metre)
+    if info.recipe is not None:
+        for key, text in info.recipe.text_items().items():
+            image.setText(key, text)
+    return image
+
+
+def _write_png(item, path: Path, width, height, info: FigureInfo = FigureInfo()) -> None:
+    image = png_image(item, width, height, info)
 
     def save(tmp: Path) -> None:
         with _libpng_messages([]) as messages:
@@ -388,8 +431,89 @@ def _write_png(item, path: Path, width, height) -> None:
     atomic_write(path, save)
 
 
-def _write_svg(item, path: Path, width, height) -> None:
-    write_text_atomic(path, svg_string(item, width, height))
+def _write_svg(item, path: Path, width, height, info: FigureInfo = FigureInfo()) -> None:
+    width, height = _export_size(item, width, height)
+    text = svg_string(item, width, height)
+    write_text_atomic(path, svg_with_recipe(text, width, height, info))
+
+
+_SVG_ROOT = re.compile(r"<svg\b[^>]*>")
+_SVG_TITLE = re.compile(r"<title>[^<]*</title>\s*(<desc>[^<]*</desc>)?")
+
+
+def svg_with_recipe(text: str, width: int, height: int, info: FigureInfo) -> str:
+    """pyqtgraph's SVG document with its size (``width``/``height`` attributes: the
+    document's natural size, the viewBox keeps the layout), a title saying what it
+    shows and the recipe as ``<metadata>`` (:meth:`ntkviz.recipe.Recipe.svg_metadata`)."""
+    from xml.sax.saxutils import escape
+
+    root = _SVG_ROOT.search(text)
+    if root is None:
+        raise ValueError("the SVG exporter wrote no <svg> element")
+    tag = root.group(0)
+    if " width=" not in tag:
+        tag = tag[:-1].rstrip() + f' width="{width}" height="{height}">'
+    head = f"\n<title>{escape(info.title())}</title>"
+    if info.recipe is not None:
+        head += f"\n<desc>{escape(info.recipe.command)}</desc>\n{info.recipe.svg_metadata()}"
+    rest = _SVG_TITLE.sub("", text[root.end():], count=1)
+    return text[:root.start()] + tag + head + rest
+
+
+class _PdfExporter(exporters.ImageExporter):
+    """pyqtgraph's image exporter painting on a ``QPdfWriter`` instead of a ``QImage``:
+    the same export mode, background and scene rendering, so a PDF is the PNG drawn
+    with vectors (paths stay paths, text stays text)."""
+
+    def write(self, writer, width: int, height: int) -> None:
+        source = self.getSourceRect()
+        painter = QtGui.QPainter()
+        if not painter.begin(writer):
+            raise OSError("cannot start the PDF document")
+        try:
+            self.setExportMode(True, {"antialias": True, "background": self.params["background"],
+                                      "painter": painter,
+                                      "resolutionScale": width / max(source.width(), 1.0)})
+            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+            # images (digits, colour bars) Flate-compressed as in the PNG, not as JPEG
+            painter.setRenderHint(QtGui.QPainter.RenderHint.LosslessImageRendering, True)
+            target = QtCore.QRectF(0, 0, width, height)
+            painter.fillRect(target, self.params["background"])
+            self.getScene().render(painter, target, QtCore.QRectF(source))
+        finally:
+            self.setExportMode(False)
+            painter.end()
+
+
+def _write_pdf(item, path: Path, width, height, info: FigureInfo = FigureInfo()) -> None:
+    """One PDF page of ``width/dpi`` × ``height/dpi`` inches: the figure laid out and
+    scaled exactly as the PNG of ``width`` × ``height`` pixels (one device pixel of the
+    PDF is one pixel of the PNG), drawn with vectors; the recipe goes into the document
+    information (:func:`ntkviz.recipe.add_pdf_info`)."""
+    from ntkviz.recipe import add_pdf_info
+
+    width, height = _export_size(item, width, height)
+    scale = _layout_scale(width, height)
+    dpi = int(info.dpi)
+
+    def write(tmp: Path) -> None:
+        with export_layout(item, (width / scale, height / scale), scale):
+            writer = QtGui.QPdfWriter(str(tmp))
+            writer.setResolution(dpi)
+            writer.setPageMargins(QtCore.QMarginsF(0, 0, 0, 0))
+            writer.setPageSize(QtGui.QPageSize(QtCore.QSizeF(width * 72.0 / dpi,
+                                                             height * 72.0 / dpi),
+                                               QtGui.QPageSize.Unit.Point))
+            writer.setTitle(info.title())
+            from ntkviz import __version__
+
+            writer.setCreator(f"ntkviz {__version__}")
+            _PdfExporter(item).write(writer, width, height)
+            del writer  # closes the file
+        if info.recipe is not None:
+            add_pdf_info(tmp, info.recipe)
+
+    atomic_write(path, write)
 
 
 def _write_gif(panel, view: str, path: Path, width, height) -> None:
@@ -422,22 +546,28 @@ def _write_gif(panel, view: str, path: Path, width, height) -> None:
 class Writer:
     """How one file type is written.
 
-    ``plot``: ``plot(item, path, width, height)`` writes one plot item (PNG, SVG);
-    ``panel``: ``panel(panel, view, path, width, height)`` writes a panel's view
-    (every format; for image formats it exports ``panel.plot_items()[view]``)."""
+    ``plot``: ``plot(item, path, width, height, info)`` writes one plot item (PNG,
+    SVG, PDF; ``info`` a :class:`FigureInfo`); ``panel``: ``panel(panel, view, path,
+    width, height)`` writes a panel's view (every format; for image formats it exports
+    ``panel.plot_items()[view]`` with the view's recipe)."""
 
     suffix: str
     description: str
     plot: Callable | None = None
     panel: Callable | None = None
 
-    def write_view(self, panel, view: str, path: Path, width, height) -> None:
+    def write_view(self, panel, view: str, path: Path, width, height,
+                   dpi: int | None = None) -> None:
         exporting = getattr(panel, "exporting", None)
         with exporting(view, width, height) if exporting is not None else nullcontext():
             if self.panel is not None:
                 self.panel(panel, view, path, width, height)
             else:
-                self.plot(panel.plot_items()[view], path, width, height)
+                item = panel.plot_items()[view]
+                width, height = _export_size(item, width, height)
+                dpi = limits.EXPORT_DPI if dpi is None else int(dpi)
+                recipe = view_recipe(panel, view, path.name, width, height, dpi)
+                self.plot(item, path, width, height, FigureInfo(dpi, recipe))
 
 
 def _write_csv_view(panel, view: str, path: Path, width, height) -> None:
@@ -449,6 +579,7 @@ def _write_csv_view(panel, view: str, path: Path, width, height) -> None:
 WRITERS: dict[str, Writer] = {w.suffix: w for w in (
     Writer(".png", "PNG image", plot=_write_png),
     Writer(".svg", "SVG vector image", plot=_write_svg),
+    Writer(".pdf", "PDF vector document", plot=_write_pdf),
     Writer(".csv", "CSV data (the plotted values)", panel=_write_csv_view),
     Writer(".gif", "GIF animation", panel=_write_gif),
 )}
@@ -471,12 +602,21 @@ def file_filter(suffixes: Sequence[str] = EXPORT_SUFFIXES) -> str:
 
 
 def export_view(panel, view: str | None, path, width: int | None = None,
-                height: int | None = None) -> Path:
+                height: int | None = None, dpi: int | None = None) -> Path:
     """Write ``view`` (default: the first) of ``panel`` to ``path``; the format comes
-    from the suffix (:data:`WRITERS`). A panel whose plots show no result of its current
-    parameters is refused (``ValueError``: what the plots say instead)."""
+    from the suffix (:data:`WRITERS`), images are ``width`` × ``height`` pixels
+    (default: the on-screen size; one given: the on-screen aspect ratio) at ``dpi`` and
+    carry the view's recipe (:func:`view_recipe`). A panel whose plots show no result of
+    its current parameters is refused (``ValueError``: what the plots say instead)."""
     path = Path(path)
     writer = writer_for(path)
+    view = _checked_view(panel, view)
+    writer.write_view(panel, view, path, width, height, dpi)
+    return path
+
+
+def _checked_view(panel, view: str | None) -> str:
+    """``view`` (default: the first) of a panel that shows a result of its parameters."""
     check = getattr(panel, "check_current", None)
     if check is not None:
         check()
@@ -484,20 +624,80 @@ def export_view(panel, view: str | None, path, width: int | None = None,
     view = view or next(iter(items))
     if view not in items:
         raise ValueError(f"view must be one of {', '.join(items)}; got {view!r}")
-    writer.write_view(panel, view, path, width, height)
-    return path
+    return view
 
 
-def export_plot(item, path, width: int | None = None, height: int | None = None) -> Path:
-    """Write one plot ``item`` to ``path`` (``.png`` at ``width``×``height`` pixels or
-    ``.svg``)."""
+def view_recipe(panel, view: str, out: str, width: int | None = None,
+                height: int | None = None, dpi: int | None = None) -> Recipe | None:
+    """The :class:`~ntkviz.recipe.Recipe` of ``view`` of ``panel`` written to the file
+    named ``out``: its parameters and the ``ntkviz export`` command that writes the same
+    figure (None for a panel that no declared panel spec names)."""
+    from ntkviz import panels
+    from ntkviz.recipe import recipe_for
+
+    spec = getattr(panel, "spec", None)
+    model = getattr(panel, "model", None)
+    if spec is None or model is None or spec not in panels.specs():
+        return None
+    return recipe_for(spec.key, model.params, view, out, width, height, dpi)
+
+
+def export_plot(item, path, width: int | None = None, height: int | None = None,
+                dpi: int | None = None) -> Path:
+    """Write one plot ``item`` to ``path`` (``.png`` at ``width``×``height`` pixels,
+    ``.svg`` or ``.pdf``; no recipe: the item alone does not say its parameters)."""
     path = Path(path)
     writer = writer_for(path)
     if writer.plot is None:
         raise ValueError(f"{path.name}: a single plot exports to "
                          f"{', '.join(s for s, w in WRITERS.items() if w.plot)}")
-    writer.plot(item, path, width, height)
+    writer.plot(item, path, width, height,
+                FigureInfo(limits.EXPORT_DPI if dpi is None else int(dpi)))
     return path
+
+
+# --------------------------------------------------------------------- clipboard
+def copy_figure(panel, view: str | None = None, width: int | None = None,
+                height: int | None = None) -> Recipe | None:
+    """Put ``view`` of ``panel`` on the clipboard as an image (a PNG with its recipe, and
+    the plain image for programs that take no PNG) of ``width`` × ``height`` pixels
+    (default: the view's export size); returns the recipe. Refused like
+    :func:`export_view` when the plots show no result of the current parameters."""
+    view = _checked_view(panel, view)
+    declared = next((v for v in getattr(getattr(panel, "model", None), "views", ())
+                     if v.name == view), None)
+    if declared is not None and width is None and height is None:
+        width, height = declared.export_size()
+    exporting = getattr(panel, "exporting", None)
+    with exporting(view, width, height) if exporting is not None else nullcontext():
+        item = panel.plot_items()[view]
+        width, height = _export_size(item, width, height)
+        recipe = view_recipe(panel, view, f"{panel.key}.png", width, height)
+        image = png_image(item, width, height, FigureInfo(recipe=recipe))
+    data = QtCore.QByteArray()
+    buffer = QtCore.QBuffer(data)
+    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    mime = QtCore.QMimeData()
+    mime.setImageData(image)
+    mime.setData("image/png", data)
+    QtWidgets.QApplication.clipboard().setMimeData(mime)
+    return recipe
+
+
+def copy_command(panel, view: str | None = None, out: str | None = None) -> str:
+    """Put the ``ntkviz export`` command of ``view`` (default: the model's default view)
+    of ``panel``'s current parameters on the clipboard (as text); returns it. The
+    command writes ``out`` (default ``<panel>.png``) at the view's export size."""
+    from ntkviz.cli._export import default_view
+    from ntkviz.recipe import command_for
+
+    model = panel.model
+    view = view or default_view(model)
+    command = command_for(panel.spec.key, model.params, view, out or f"{panel.key}.png")
+    QtWidgets.QApplication.clipboard().setText(command)
+    return command
 
 
 def write_csv_table(path, header: Sequence[str], rows) -> Path:

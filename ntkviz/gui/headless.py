@@ -126,7 +126,8 @@ def build_panel(panel_cls, state: dict | None = None, dispatcher=None,
 
 
 def render_panel(panel_cls, state: dict | None, view: str | None, path, width: int | None = None,
-                 timeout_s: float = 120.0, height: int | None = None, size=None, prepare=None):
+                 timeout_s: float = 120.0, height: int | None = None, size=None, prepare=None,
+                 dpi: int | None = None):
     """Build ``panel_cls`` offscreen with ``state`` and export ``view`` to ``path``;
     returns the response drawn.
 
@@ -139,7 +140,7 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
         One of ``panel.plot_items()`` (default: the first).
     path : str or Path
         Any suffix of :data:`ntkviz.gui.export.WRITERS` (``.png``, ``.svg``,
-        ``.csv`` …).
+        ``.pdf``, ``.csv`` …).
     width, height : int, optional
         Image size in pixels (default: the on-screen size; a missing height keeps
         the panel's aspect ratio).
@@ -147,6 +148,9 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
         The offscreen panel's size (default :data:`PANEL_SIZE`).
     prepare : callable, optional
         ``prepare(panel)`` once it has drawn, before the file is written.
+    dpi : int, optional
+        Dots per inch of a PNG's resolution tag and a PDF's page size (default
+        :data:`ntkviz.limits.EXPORT_DPI`).
 
     Raises
     ------
@@ -162,7 +166,7 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
     try:
         if prepare is not None:
             prepare(panel)
-        export_view(panel, view, path, width, height)
+        export_view(panel, view, path, width, height, dpi)
         return panel.response
     finally:
         panel.dispatcher.shutdown()

@@ -7,10 +7,11 @@
   Cancel: :mod:`ntkviz.gui.status`.
 * File: Export… (Ctrl+E: a view of the current panel, in any format of
   :data:`ntkviz.gui.export.WRITERS`; an existing file is replaced only after
-  asking), Open session… (Ctrl+O), Open recent, Save session… (Ctrl+S), Copy session
-  as text, Open session from text…, Quit (Ctrl+Q).
+  asking; :mod:`ntkviz.gui.export_dialog`), Open session… (Ctrl+O), Open recent, Save
+  session… (Ctrl+S), Copy session as text, Open session from text…, Quit (Ctrl+Q).
 * Edit: Undo (Ctrl+Z) and Redo (Ctrl+Shift+Z) of the current tab's parameters, Reset
-  to defaults (:mod:`ntkviz.gui.undo`).
+  to defaults (:mod:`ntkviz.gui.undo`); Copy as command, Copy figure
+  (:func:`ntkviz.gui.export_dialog.add_copy_actions`).
 * View: one entry per panel (Ctrl+1, Ctrl+2, …) and the message log.
 * Help: the maths of the current panel (F1), what to look for in it (Shift+F1; also the
   links at the right of the tab bar), About.
@@ -33,6 +34,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import panels as panel_specs
 from ntkviz.gui.help_dialogs import LookForDialog, text_dialog
+from ntkviz.gui.export_dialog import ExportDialog, add_copy_actions
 from ntkviz.gui.session import SESSION_FORMAT
 from ntkviz.gui.session_controller import SessionController
 from ntkviz.gui.startup import Startup, warm_up_kernels
@@ -59,69 +61,6 @@ class _LazyPanels(Mapping):
 
     def __contains__(self, key):
         return key in self._window.keys()
-
-
-class ExportDialog(QtWidgets.QDialog):
-    """Choose a view, a format (from the file name) and a PNG width."""
-
-    def __init__(self, panel, default_dir: str = "", parent=None):
-        super().__init__(parent)
-        self.setWindowTitle(f"Export — {panel.title}")
-        self.view = QtWidgets.QComboBox()
-        self.view.addItems(list(panel.plot_items()))
-        self.width = QtWidgets.QSpinBox()
-        self.width.setRange(200, 8000)
-        self.width.setValue(1600)
-        self.width.setSuffix(" px")
-        self.width.setToolTip("PNG width; the height keeps the on-screen aspect ratio")
-        self.path = QtWidgets.QLineEdit(str(Path(default_dir or Path.home()) / f"{panel.key}.png"))
-        browse = QtWidgets.QPushButton("Browse…")
-        browse.clicked.connect(self._browse)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.path, 1)
-        row.addWidget(browse)
-        form = QtWidgets.QFormLayout(self)
-        form.addRow("view", self.view)
-        from ntkviz.gui.export import EXPORT_SUFFIXES
-
-        form.addRow(f"file ({', '.join(EXPORT_SUFFIXES)})", row)
-        form.addRow("PNG width", self.width)
-        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Save
-                                             | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-    def _browse(self) -> None:
-        from ntkviz.gui.export import file_filter
-
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Export", self.path.text(), file_filter(),
-            options=QtWidgets.QFileDialog.Option.DontConfirmOverwrite)  # asked once, in accept
-        if path:
-            self.path.setText(path)
-
-    def accept(self) -> None:
-        """Check the file name; an existing file is replaced only if the user says so
-        (every time, typed or browsed)."""
-        from ntkviz.gui.export import writer_for
-
-        path = Path(self.path.text()).expanduser()
-        try:
-            writer_for(path)
-            if not path.parent.is_dir():
-                raise ValueError(f"{path.name}: the folder {path.parent} does not exist")
-        except ValueError as exc:
-            QtWidgets.QMessageBox.warning(self, "Export", str(exc))
-            return
-        if path.exists():
-            answer = QtWidgets.QMessageBox.question(
-                self, "Replace file?", f"{path} already exists. Replace it?",
-                QtWidgets.QMessageBox.StandardButton.Yes | QtWidgets.QMessageBox.StandardButton.No,
-                QtWidgets.QMessageBox.StandardButton.No)
-            if answer != QtWidgets.QMessageBox.StandardButton.Yes:
-                return
-        super().accept()
 
 
 class MessageBar(QtWidgets.QFrame):
@@ -301,6 +240,7 @@ class MainWindow(QtWidgets.QMainWindow):
         v.addSeparator()
         self._action(v, "&Messages…", self.show_log, "Ctrl+M",
                      "every message and error of this session")
+        add_copy_actions(self)  # Edit → Copy as command, Copy figure
         h = mb.addMenu("&Help")
         self._action(h, "&Maths of this panel", self.show_maths, "F1")
         self._action(h, "&What to look for", self.show_look_for, "Shift+F1",
@@ -463,12 +403,14 @@ class MainWindow(QtWidgets.QMainWindow):
             f"{t}  {'error: ' if e else ''}{m}" for t, m, e in self.messages.log) or "no messages")
 
     # --------------------------------------------------------------- export
-    def export_current(self, path, view: str | None = None, width: int | None = None) -> Path:
+    def export_current(self, path, view: str | None = None, width: int | None = None,
+                       height: int | None = None, dpi: int | None = None) -> Path:
         """Export ``view`` (default: the first) of the current panel to ``path`` (format
-        from the suffix: :data:`ntkviz.gui.export.WRITERS`; PNG ``width`` px)."""
+        from the suffix: :data:`ntkviz.gui.export.WRITERS`; images ``width`` × ``height``
+        px at ``dpi``)."""
         from ntkviz.gui.export import export_view
 
-        return export_view(self.current_panel(), view, path, width)
+        return export_view(self.current_panel(), view, path, width, height, dpi)
 
     def export_dialog(self) -> None:
         panel = self.current_panel()
@@ -477,9 +419,9 @@ class MainWindow(QtWidgets.QMainWindow):
         dlg = ExportDialog(panel, str(self.settings.value("export_dir", "")), self)
         if dlg.exec() != QtWidgets.QDialog.DialogCode.Accepted:
             return
+        c = dlg.choices()
         try:
-            path = self.export_current(Path(dlg.path.text()).expanduser(),
-                                       dlg.view.currentText(), dlg.width.value())
+            path = self.export_current(c["path"], c["view"], c["width"], c["height"], c["dpi"])
         except (ValueError, OSError) as exc:
             self.show_message(f"export failed: {exc}", error=True)
             return

@@ -83,6 +83,11 @@ class Option:
         When the option applies.
     choices : tuple, optional
         Listed in ``--help`` (the model checks the value).
+    show : callable, optional
+        ``show(params) -> str``: the text that ``text`` reads back as the values it sets
+        (the inverse of ``text``, for the command written into every figure,
+        :mod:`ntkviz.recipe`). Default: the field's value written by its type (numbers,
+        comma-separated lists, ``auto`` for None), used when ``text`` reads it back.
     """
 
     flag: str
@@ -93,6 +98,7 @@ class Option:
     sets: Mapping | Callable | None = None
     requires: Requires | None = None
     choices: tuple = ()
+    show: Callable | None = None
 
     @property
     def takes_value(self) -> bool:
@@ -111,15 +117,33 @@ class View:
 
     ``shows``: display-only fields an export of this view sets (e.g. the near-one plot
     of the kernel panel is shown); ``needs``: field values without which the view does
-    not exist (e.g. the second run's plots need ``compare``)."""
+    not exist (e.g. the second run's plots need ``compare``); ``size``: the image size
+    (width, height) in pixels an export has unless told otherwise (default
+    :data:`ntkviz.limits.EXPORT_SIZE`)."""
 
     name: str
     help: str = ""
     shows: Mapping = field(default_factory=dict)
     needs: Mapping = field(default_factory=dict)
+    size: tuple[int, int] | None = None
 
     def available(self, params) -> bool:
         return all(getattr(params, k) == v for k, v in self.needs.items())
+
+    def export_size(self, width: int | None = None, height: int | None = None) -> tuple[int, int]:
+        """``(width, height)`` in pixels of an export asked for at ``width`` × ``height``:
+        both given, as given; one given, the other from the declared size's aspect ratio;
+        none, the declared size."""
+        from ntkviz.limits import EXPORT_SIZE
+
+        w0, h0 = self.size or EXPORT_SIZE
+        if width is None and height is None:
+            return w0, h0
+        if height is None:
+            return int(width), max(1, round(int(width) * h0 / w0))
+        if width is None:
+            return max(1, round(int(height) * w0 / h0)), int(height)
+        return int(width), int(height)
 
 
 def option(default, flag: str, help: str = "", **kwargs):

@@ -44,6 +44,8 @@ CONTEXT_FIELDS = ("label", "index", "user_pixels", "preset", "layers", "patch_no
 EDITOR_J_MAX = int(math.log2(_USER_SIDE))
 #: reference digits per label of the context distances
 CONTEXT_PER_CLASS = 30
+#: export size (pixels) of the image views: the square picture beside its colour bar
+_IMAGE_SIZE = (800, 600)
 
 
 def _image_option(flag: str, path: str) -> dict:
@@ -317,9 +319,10 @@ class DeformationModel(ParamModel):
 
     Params = DeformationParams
     display_only = frozenset({"maps"})
-    views = (View("original", "the digit x"), View("deformed", "L_τx (default)"),
-             View("difference", "L_τx − x"),
-             View("displacement", "τ (CSV: one row per pixel)"),
+    views = (View("original", "the digit x", size=_IMAGE_SIZE),
+             View("deformed", "L_τx (default)", size=_IMAGE_SIZE),
+             View("difference", "L_τx − x", size=_IMAGE_SIZE),
+             View("displacement", "τ (CSV: one row per pixel)", size=_IMAGE_SIZE),
              View("context", "distances to other digits (CSV: category, map, relative distance)"))
     #: the default view of ``ntkviz export deformation``
     default_view = "deformed"

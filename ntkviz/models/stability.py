@@ -167,7 +167,8 @@ class StabilityParams:
     amplitude_min: float = option(
         0.01, "--amplitudes", f"log-spaced amplitude range in ({_A_LO:g}, {_A_HI:g}] (px, degrees, "
         f"alpha, s or relative noise) and count {_C_LO}..{_C_HI}; default: the family's range, 6 values",
-        metavar="MIN,MAX[,COUNT]", text=amplitude_option)
+        metavar="MIN,MAX[,COUNT]", text=amplitude_option,
+        show=lambda p: f"{p.amplitude_min!r},{p.amplitude_max!r},{p.amplitude_count}")
     amplitude_max: float = 3.0
     amplitude_count: int = 6
     seeds: int = option(1, "--seeds", "deformations per digit and amplitude", metavar="N")

@@ -174,3 +174,24 @@ def test_disk_full_mid_run_keeps_written_tiles(files, capsys, monkeypatch):
     monkeypatch.setattr(GramStore, "write", original)
     code, line = _run(args, capsys)
     assert code == 0 and "(2 of 6 already done)" in line
+
+
+def test_resumed_run_rate_counts_computed_pairs_only(capsys):
+    """A resumed run's skipped tiles advance the bar but not its rate: 10 s computing 100
+    pairs a second after 10⁶ pairs found done reads 100 pair/s (not 10⁵), and the ETA
+    is that of the pairs left at that rate."""
+    from ntkviz.cli._gram import progress_bar, skip
+
+    clock = [0.0]
+    bar = progress_bar(2_000_000, 0, "gram")
+    bar._time = lambda: clock[0]
+    bar.start_t = bar.last_print_t = 0.0
+    skip(bar, 1_000_000)
+    for _ in range(10):
+        clock[0] += 1.0
+        bar.update(100)
+    info = bar.format_dict
+    rate = info["rate"] or (info["n"] - info["initial"]) / info["elapsed"]
+    assert bar.n == 1_001_000 and rate == pytest.approx(100.0, rel=1e-6)
+    bar.close()
+    assert "100pair/s" in capsys.readouterr().err.replace(" ", "")

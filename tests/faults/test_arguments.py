@@ -127,7 +127,7 @@ REFUSED = [
     ("out missing folder", f"{K} --grid 3 --out {{tmp}}/no/such/k.csv", "--out", None),
     ("out is a folder", f"{K} --grid 3 --out {{tmp}}/folder.csv", "--out", None),
     ("out no name", f"{K} --grid 3 --out {{tmp}}/", "--out", None),
-    ("export out wrong suffix", f"{EK} --out {{tmp}}/k.pdf", "--out", None),
+    ("export out wrong suffix", f"{EK} --out {{tmp}}/k.jpg", "--out", None),
     ("export out missing folder", f"{ES} --out {{tmp}}/no/x.svg", "--out", None),
     ("gram out wrong suffix", f"{G} --images {{F[good.npy]}} --out {{tmp}}/K.csv", "--out", None),
     # --- an output that is an input ------------------------------------------------------

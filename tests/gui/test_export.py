@@ -1,7 +1,12 @@
-"""PNG/SVG/CSV export of plot items, including the SVG workaround for Qt >= 6.11."""
+"""PNG/SVG/PDF/CSV export of plot items, including the SVG workaround for Qt >= 6.11; the
+recipe every figure of a panel carries; PDF against the PNG of the same export."""
 from __future__ import annotations
 
 import csv
+import json
+import re
+import shutil
+import subprocess
 import xml.dom.minidom
 from xml.etree import ElementTree
 
@@ -92,17 +97,17 @@ def test_csv_table_round_trip(tmp_path):
 
 
 def test_bad_suffix(plot, tmp_path):
-    with pytest.raises(ValueError, match=".png, .svg, .csv"):
+    with pytest.raises(ValueError, match=".png, .svg, .pdf, .csv"):
         export.export_plot(plot.getPlotItem(), tmp_path / "p.jpg")
 
 
 # ------------------------------------------------------------ registry and figures
 def test_registry_has_one_writer_per_suffix():
-    assert set(export.WRITERS) == {".png", ".svg", ".csv", ".gif"}
+    assert set(export.WRITERS) == {".png", ".svg", ".pdf", ".csv", ".gif"}
     assert export.writer_for("a/B.PNG") is export.WRITERS[".png"]
-    with pytest.raises(ValueError, match=r"x\.jpg: .*one of \.png, \.svg, \.csv, \.gif"):
+    with pytest.raises(ValueError, match=r"x\.jpg: .*one of \.png, \.svg, \.pdf, \.csv, \.gif"):
         export.writer_for("x.jpg")
-    assert export.file_filter().count("(*.") == 4
+    assert export.file_filter().count("(*.") == 5
 
 
 def test_failed_write_keeps_the_existing_file(plot, tmp_path, monkeypatch):
@@ -300,3 +305,135 @@ def test_axes_have_room_for_their_labels_in_a_large_export():
     finally:
         panel.dispatcher.shutdown()
         panel.close()
+
+
+# ------------------------------------------------------------ recipes and PDF
+POPPLER = pytest.mark.skipif(
+    shutil.which("pdftoppm") is None or shutil.which("pdfinfo") is None,
+    reason="pdftoppm/pdfinfo not installed (Debian package poppler-utils; ./test.sh installs it)")
+
+
+@pytest.fixture(scope="module")
+def built():
+    """Panels built offscreen with non-default parameters, by key (closed at the end)."""
+    from ntkviz import panels
+    from ntkviz.gui.headless import build_panel
+
+    states = {"kernel": {"kernels": ["ntk", "nngp"], "depth": 3, "bias": 0.25},
+              "deformation": {"label": 4, "rotation_deg": 12.5},
+              "training": {"steps": 200, "frames": 8, "alpha2": 50.0}}
+    out = {}
+
+    def get(key):
+        if key not in out:
+            out[key] = build_panel(panels.view_class(key), states[key], timeout_s=300)
+        return out[key]
+
+    yield get
+    for panel in out.values():
+        panel.dispatcher.shutdown()
+        panel.close()
+
+
+def _pdfinfo(path, *options) -> dict:
+    proc = subprocess.run(["pdfinfo", *options, str(path)], capture_output=True, text=True,
+                          check=True)
+    return {k.strip(): v.strip() for k, _, v in
+            (line.partition(":") for line in proc.stdout.splitlines())}
+
+
+@POPPLER
+def test_png_svg_pdf_carry_the_same_recipe(built, tmp_path):
+    """Read back by other readers than ntkviz's: Pillow (PNG text chunks, pHYs),
+    ElementTree (SVG metadata), poppler's pdfinfo (PDF document information)."""
+    from PIL import Image
+
+    from ntkviz import __version__
+    from ntkviz.recipe import SVG_NAMESPACE, parse_command, read_recipe
+
+    panel = built("kernel")
+    files = {s: export.export_view(panel, "curves", tmp_path / f"k{s}", 640, 400, 150)
+             for s in (".png", ".svg", ".pdf")}
+    with Image.open(files[".png"]) as im:
+        chunks, dpi = dict(im.text), im.info["dpi"]
+    assert dpi == pytest.approx((150, 150), abs=0.1)
+    root = ElementTree.parse(files[".svg"]).getroot()
+    node = root.find(f".//{{{SVG_NAMESPACE}}}recipe")
+    svg = {f"ntkviz-{c.tag.rpartition('}')[2]}": c.text for c in node}
+    assert (root.get("width"), root.get("height")) == ("640", "400")
+    pdf = _pdfinfo(files[".pdf"], "-custom")
+    for items, suffix in ((chunks, ".png"), (svg, ".svg"), (pdf, ".pdf")):
+        assert items["ntkviz-version"] == __version__ and items["ntkviz-tab"] == "kernel"
+        assert items["ntkviz-view"] == "curves"
+        assert json.loads(items["ntkviz-params"]) == panel.model.to_session()
+        parsed = parse_command(items["ntkviz-command"])
+        assert parsed.params == panel.model.params and parsed.out == f"k{suffix}"
+        assert (parsed.width, parsed.height, parsed.dpi) == (640, 400, 150)
+        assert read_recipe(files[suffix]).command == items["ntkviz-command"]
+    assert pdf["Subject"] == pdf["ntkviz-command"] and pdf["Title"].startswith("ntkviz — Kernel")
+    assert pdf["Keywords"] == "ntkviz, kernel, curves"
+
+
+def _raster(pdf, width, height, folder):
+    """The PDF rendered by pdftoppm at ``width`` × ``height`` pixels: oversampled and
+    area-averaged, as an anti-aliasing screen renderer does (poppler snaps hairlines to
+    whole pixels at low resolution: the dense minor grid lines of a log axis then read as
+    grey bands that no viewer shows when zoomed)."""
+    from PIL import Image
+
+    k = 4 if width <= 1000 else 2
+    subprocess.run(["pdftoppm", "-png", "-singlefile", "-scale-to-x", str(k * width),
+                    "-scale-to-y", str(k * height), str(pdf), str(folder / "raster")],
+                   check=True, timeout=120)
+    with Image.open(folder / "raster.png") as im:
+        return np.asarray(im.convert("RGB").resize((width, height), Image.BOX), dtype=int)
+
+
+@POPPLER
+@pytest.mark.parametrize("key, view", [("kernel", "curves"), ("deformation", "difference"),
+                                       ("training", "figure")])
+@pytest.mark.parametrize("size", [(640, 400), (2400, 1500)])
+def test_pdf_is_the_png_drawn_with_vectors(built, tmp_path, key, view, size):
+    """pdftoppm renders the PDF; rasterised at the PNG's size it matches the PNG (most
+    pixels within a few grey levels: anti-aliasing differs along edges); the page is
+    width/dpi × height/dpi inches and its text is text (pdftotext finds the title)."""
+    from PIL import Image
+
+    panel = built(key)
+    w, h = size
+    png = export.export_view(panel, view, tmp_path / "f.png", w, h)
+    pdf = export.export_view(panel, view, tmp_path / "f.pdf", w, h)
+    with Image.open(png) as im:
+        expected = np.asarray(im.convert("RGB"), dtype=int)
+    got = _raster(pdf, w, h, tmp_path)
+    assert got.shape == expected.shape == (h, w, 3)
+    close = (np.abs(got - expected).max(axis=2) <= 48).mean()
+    assert close >= 0.97, close
+    pts = [float(v) for v in _pdfinfo(pdf)["Page size"].split()[0:3:2]]  # "W x H pts"
+    assert pts == pytest.approx([w * 72 / 96, h * 72 / 96], abs=1.0)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    title = panel.plot_items()[view]
+    titles = [re.sub(r"<[^>]+>", "", it.titleLabel.text) for it in _scene_plot_items(title)]
+    assert any(t and t in text for t in titles), (titles, text[:200])
+
+
+def _scene_plot_items(item):
+    stack, out = [item], []
+    while stack:
+        it = stack.pop()
+        if isinstance(it, pg.PlotItem):
+            out.append(it)
+        stack.extend(it.childItems())
+    return out
+
+
+def test_png_and_svg_of_a_plot_alone_carry_no_recipe(plot, tmp_path):
+    """A plot item alone does not say its parameters: no recipe, but its size and dpi."""
+    from PIL import Image
+
+    png = export.export_plot(plot.getPlotItem(), tmp_path / "p.png", 300, 200, dpi=300)
+    with Image.open(png) as im:
+        assert "ntkviz-command" not in im.text and im.info["dpi"] == pytest.approx((300, 300),
+                                                                                   abs=0.1)
+    svg = export.export_plot(plot.getPlotItem(), tmp_path / "p.svg", 300, 200)
+    assert "ntkviz:recipe" not in svg.read_text()

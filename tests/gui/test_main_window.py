@@ -33,7 +33,7 @@ def test_tabs_menus_and_warm_up(qtbot, window):
     shortcuts = {a.shortcut().toString() for m in window.menuBar().actions()
                  for a in m.menu().actions()}
     assert {"Ctrl+E", "Ctrl+S", "Ctrl+O", "Ctrl+Q", "F1", "Shift+F1", "Ctrl+1", "Ctrl+2",
-            "Ctrl+Z", "Ctrl+Shift+Z"} <= shortcuts
+            "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Shift+C", "Ctrl+Alt+C"} <= shortcuts
     qtbot.waitUntil(lambda: window.compile_label.text() == "", timeout=60000)
 
 

@@ -74,7 +74,7 @@ def test_screenshot_runs_the_stability_sweep_and_saves_the_drawn_plot(tmp_path, 
     proc = _run(["-m", "ntkviz", "gui", "--session", session, "--tab", "stability",
                  "--screenshot", str(shot)], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "stability job: 100.0 %" in proc.stderr  # progress of the sweep, then done
+    assert "stability job: 100%|" in proc.stderr  # progress of the sweep (tqdm), then done
     assert "error" not in proc.stderr
     # CKN, NTK and pixel curves with their bands: an empty plot has only the legend's
     # short samples of these colours (under 50 pixels each at this size)

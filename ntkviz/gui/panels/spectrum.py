@@ -6,6 +6,8 @@ Runs standalone: ``python -m ntkviz.gui.panels.spectrum``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
@@ -55,18 +57,81 @@ def cell_text(value) -> str:
     return sci(float(value)) if isinstance(value, (float, np.floating)) else str(value)
 
 
+def vouched_text(value: float, error: float) -> str:
+    """``value`` in the table's notation to the significant digits its absolute ``error``
+    vouches for: every digit down to the place of the error's leading digit (so the text
+    is within ``error / 2`` of ``value``), at least one, never more than the float64's
+    shortest text (:func:`cell_text`). ``3.7499999999999983e-01`` with an error of
+    ``3e-15`` reads ``3.75e-01``: μ₀ of κ1 at p = 3 is 3/8, and its closed form's route
+    through log-gamma lands 3 ulp below it, within the error it reports. An exact value
+    (error 0), zero or a non-finite number is shown whole."""
+    value, error = float(value), float(error)
+    full = cell_text(value)
+    if value == 0 or error <= 0 or not (math.isfinite(value) and math.isfinite(error)):
+        return full
+    digits = max(1, math.floor(math.log10(abs(value))) - math.floor(math.log10(error)) + 1)
+    mantissa = full.partition("e")[0].lstrip("-").replace(".", "")
+    if digits >= len(mantissa):
+        return full
+    text = np.format_float_scientific(value, precision=digits - 1, unique=False, trim="-",
+                                      exp_digits=2)
+    mantissa, _, exponent = text.partition("e")
+    return f"{mantissa.rstrip('.')}e{exponent}"  # NumPy keeps the point of "5.e-01"
+
+
+#: the values table's explanation of its columns (header tooltips)
+VOUCHED_TIP = ("to the digits the error estimate vouches for (within error_estimate / 2); "
+               "exported CSV files keep every float64 digit")
+WEIGHTED_COLUMN = "N(p,k) mu_k"
+WEIGHTED_TIP = ("the plotted N(p, k) μ_k, computed as 10^(log10 N(p, k) + log10 μ_k) so that it "
+                "exists beyond the float64 range; " + VOUCHED_TIP)
+
+
+def values_table(header, rows, weighted: bool):
+    """``(header, rows, formats, tips)`` of the values table from the spectrum view's CSV
+    table: ``mu_k`` shown to the digits its error estimate vouches for
+    (:func:`vouched_text`); the plotted value (``y_plotted``) left out when it is μ_k
+    itself, named ``N(p,k) mu_k`` and shown the same way when weighted (its relative
+    error is μ_k's). Each row ends with the CSV row it shows (read by the formats)."""
+    header = list(header)
+    mu, err, y = header.index("mu_k"), header.index("error_estimate"), header.index("y_plotted")
+    keep = [i for i in range(len(header)) if weighted or i != y]
+
+    def mu_text(row) -> str:
+        csv_row = row[-1]
+        return vouched_text(csv_row[mu], csv_row[err])
+
+    def y_text(row) -> str:
+        csv_row = row[-1]
+        relative = csv_row[err] / abs(csv_row[mu]) if csv_row[mu] else math.inf
+        return vouched_text(csv_row[y], abs(csv_row[y]) * relative)
+
+    formats = {keep.index(mu): mu_text}
+    tips = {keep.index(mu): "μ_k " + VOUCHED_TIP}
+    if weighted:
+        formats[keep.index(y)] = y_text
+        tips[keep.index(y)] = WEIGHTED_TIP
+    shown = [WEIGHTED_COLUMN if i == y else header[i] for i in keep]
+    return shown, [[r[i] for i in keep] + [r] for r in rows], formats, tips
+
+
 class _TableModel(QtCore.QAbstractTableModel):
     """A read-only table over ``(header, rows)`` (fast for thousands of rows); numbers
-    right-aligned in full-precision scientific notation."""
+    right-aligned in full-precision scientific notation, or as ``formats[column](row)``
+    says; ``tips[column]``: the header's tooltip. A row may hold more values than the
+    header names (what the formats read)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.header: list[str] = []
         self.rows: list[list] = []
+        self.formats: dict = {}
+        self.tips: dict = {}
 
-    def set_table(self, header, rows) -> None:
+    def set_table(self, header, rows, formats=None, tips=None) -> None:
         self.beginResetModel()
         self.header, self.rows = list(header), rows
+        self.formats, self.tips = dict(formats or {}), dict(tips or {})
         self.endResetModel()
 
     def rowCount(self, parent=QtCore.QModelIndex()):  # noqa: N802 - Qt API
@@ -78,33 +143,38 @@ class _TableModel(QtCore.QAbstractTableModel):
     def data(self, index, role=QtCore.Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        v = self.rows[index.row()][index.column()]
+        row = self.rows[index.row()]
+        v = row[index.column()]
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return cell_text(v)
+            fmt = self.formats.get(index.column())
+            return fmt(row) if fmt is not None else cell_text(v)
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and not isinstance(v, str):
             return int(_RIGHT.value)
         return None
 
     def headerData(self, section, orientation,  # noqa: N802 - Qt API
                    role=QtCore.Qt.ItemDataRole.DisplayRole):
+        horizontal = orientation == QtCore.Qt.Orientation.Horizontal
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and horizontal:
+            return self.tips.get(section)
         if role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == QtCore.Qt.Orientation.Horizontal:
+        if horizontal:
             return self.header[section] if section < len(self.header) else None
         return str(section + 1)
 
 
 def mu0_text(series) -> str:
-    """μ₀ of ``series`` to 10 significant digits in the table's notation (``3.75e-01``; the
-    values table keeps every digit of the float64, e.g. ``3.7499999999999983e-01`` where a
-    closed form lands 3 ulp below 3/8, within its error estimate), or from ``log10_mu`` when
-    μ₀ is beyond the float64 range."""
+    """μ₀ of ``series`` in the table's notation to the digits its error estimate vouches
+    for, at most 10 (``3.75e-01`` for κ1 at p = 3, whose float64 is 3 ulp below 3/8:
+    :func:`vouched_text`), or from ``log10_mu`` when μ₀ is beyond the float64 range."""
     mu0 = float(series.mu[0])
     log10_mu = getattr(series, "log10_mu", None)
     if (mu0 == 0 or not np.isfinite(mu0)) and log10_mu is not None and np.isfinite(log10_mu[0]) \
             and not series.zero[0]:
         return sci(log10=float(log10_mu[0]))
-    return cell_text(float(f"{mu0:.10g}"))
+    return vouched_text(float(f"{mu0:.10g}"), max(float(series.error_estimate[0]),
+                                                  5e-11 * abs(mu0)))
 
 
 class QtSpectrumPanel(KernelChoicePanel):
@@ -185,9 +255,11 @@ class QtSpectrumPanel(KernelChoicePanel):
 
     def _fill_table(self) -> None:
         """Fill the values table (lazily: only when it is shown) with the model's table of
-        the response drawn (the values of the plotted quantity, μ_k or N(p, k) μ_k)."""
+        the response drawn (:func:`values_table`: μ_k, and N(p, k) μ_k when weighted, to
+        the digits their error estimates vouch for)."""
         if self.is_current() and self._table_stale:
-            self.table_model.set_table(*self.csv_table("spectrum"))
+            self.table_model.set_table(*values_table(*self.csv_table("spectrum"),
+                                                     self.model.params.weighted))
             self.table.resizeColumnsToContents()  # from the first rows (precision below)
             self._table_stale = False
 
