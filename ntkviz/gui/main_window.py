@@ -33,8 +33,8 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ntkviz import panels as panel_specs
-from ntkviz.gui.help_dialogs import LookForDialog, text_dialog
 from ntkviz.gui.export_dialog import ExportDialog, add_copy_actions
+from ntkviz.gui.help_dialogs import LookForDialog, text_dialog
 from ntkviz.gui.session import SESSION_FORMAT
 from ntkviz.gui.session_controller import SessionController
 from ntkviz.gui.startup import Startup, warm_up_kernels
