@@ -99,7 +99,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ntkviz"
 #: that joins them: the GUI writes the command the CLI's parser reads back)
 FLOORS = {
     "_check": 0, "limits": 0, "_text": 0, "_io": 0, "_env": 0, "resources": 0,
-    "core": 1, "dataset": 2, "jobs": 3, "models": 4, "panels": 4,
+    "core": 1, "dataset": 2, "jobs": 3, "models": 4, "panels": 4, "look_for": 4,
     "gui": 5, "cli": 5, "recipe": 5, "bench": 6, "gallery": 6, "__main__": 6,
 }
 #: the parts of the top floor that may import each other

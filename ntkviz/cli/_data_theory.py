@@ -81,6 +81,6 @@ def run(args) -> int:
     if view is None:
         write_csv(out, *response.csv_table())
     else:
-        write_figure(out, view, args.width, lambda plots: plots.draw({response.name: response}))
+        write_figure(out, view, args, lambda plots: plots.draw({response.name: response}))
     print(f"data-theory: {response.summary()}; wrote {out}", file=sys.stderr)
     return 0

@@ -84,20 +84,20 @@ def _add_panel(sub, spec) -> None:
                                    "Options not given keep the app's defaults.")
     hints = typing.get_type_hints(model.Params)
     for field, opt in options_of(model.Params).items():
-        kwargs = {"dest": f"opt_{field}", "default": None, "help": opt.help}
+        kwargs = {"dest": f"opt_{field}", "default": None, "help": _literal(opt.help)}
         if opt.takes_value:
             kwargs["metavar"] = opt.metavar or _METAVARS.get(hints[field], "TEXT")
         else:
             kwargs.update(action="store_const", const=True)
         if opt.choices:
-            kwargs["help"] = f"{opt.help} ({', '.join(map(str, opt.choices))})"
+            kwargs["help"] = _literal(f"{opt.help} ({', '.join(map(str, opt.choices))})")
         p.add_argument(opt.flag, **kwargs)
     p.add_argument(PARAMS_FLAG, default=None, metavar="JSON", dest="params_json",
                    help="parameters as a JSON object, as in a session file ({\"name\": value, "
                         "...}); the options given override them")
     p.add_argument("--view", default=None, choices=model.view_names(),
-                   help="; ".join(f"{v.name}: {v.help}" if v.help else v.name for v in model.views)
-                   + f" (default {default_view(model)})")
+                   help=_literal("; ".join(f"{v.name}: {v.help}" if v.help else v.name for v in model.views)
+                                 + f" (default {default_view(model)})"))
     suffixes = getattr(hooks, "SUFFIXES", SUFFIXES)
     add_size_options(p, "/".join(s[1:].upper() for s in suffixes if s != CSV_SUFFIX))
     p.add_argument("--out", required=True, metavar="FILE",
@@ -109,6 +109,11 @@ def _add_panel(sub, spec) -> None:
 
 
 _METAVARS = {int: "N", float: "X"}
+
+
+def _literal(text: str) -> str:
+    """A model's help text as argparse shows it verbatim (argparse %-formats help: "95 %")."""
+    return text.replace("%", "%%")
 
 
 def default_view(model) -> str:

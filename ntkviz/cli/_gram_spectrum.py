@@ -18,7 +18,7 @@ from ntkviz.cli import CliError
 from ntkviz.cli._common import output_path
 
 #: what --out may be: the table, or the figure of the app's spectrum & theory view
-SUFFIXES = (".csv", ".png", ".svg")
+SUFFIXES = (".csv", ".png", ".svg", ".pdf")
 #: the views of each command's figure (the first is the default)
 VIEWS = {"gram-spectrum": ("spectrum", "alignment"),
          "data-theory": ("certificate", "learning_curve", "spectrum", "alignment")}
@@ -42,13 +42,14 @@ def register(sub) -> None:
 
 
 def add_figure_arguments(p, command: str) -> None:
-    """``--view`` and ``--width`` of a figure written by ``--out x.png|.svg``."""
-    from ntkviz.cli._export import add_width_option
+    """``--view``, ``--width``, ``--height`` and ``--dpi`` of a figure written by
+    ``--out x.png|.svg|.pdf``."""
+    from ntkviz.cli._export import add_size_options
 
     views = VIEWS[command]
     p.add_argument("--view", choices=views, default=None,
-                   help=f"the figure written by --out .png/.svg (default {views[0]})")
-    add_width_option(p)
+                   help=f"the figure written by --out .png/.svg/.pdf (default {views[0]})")
+    add_size_options(p)
 
 
 def add_gram_arguments(p, labels_required: bool) -> None:
@@ -62,29 +63,32 @@ def add_gram_arguments(p, labels_required: bool) -> None:
 
 
 def output(args, command: str):
-    """``(--out path, view or None for a CSV)``; ``--view``/``--width`` only with a figure."""
+    """``(--out path, view or None for a CSV)``; ``--view`` and the size options only with a
+    figure."""
     from pathlib import Path
 
-    from ntkviz.cli._export import check_width
+    from ntkviz.cli._export import check_size
 
     out = output_path(args.out, SUFFIXES, [args.gram, args.labels])
     figure = Path(out).suffix.lower() != ".csv"
     if not figure:
-        for flag, value in (("--view", args.view), ("--width", args.width)):
+        for flag, value in (("--view", args.view), ("--width", args.width), ("--height", args.height),
+                            ("--dpi", args.dpi)):
             if value is not None:
-                raise CliError(f"{flag} applies to a figure (--out .png or .svg), not to {Path(out).name}")
+                raise CliError(f"{flag} applies to a figure (--out .png, .svg or .pdf), not to {Path(out).name}")
         return out, None
     try:
-        check_width(args.width)
+        check_size(args.width, args.height, args.dpi)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return out, args.view or VIEWS[command][0]
 
 
-def write_figure(out, view: str, width, draw) -> None:
+def write_figure(out, view: str, args, draw) -> None:
     """Draw ``view`` of the spectrum & theory figure with ``draw(plots)`` (a
     :class:`~ntkviz.gui.panels._theory_figure.TheoryPlots`) offscreen and write it with the
-    app's exporters (:func:`ntkviz.gui.export.export_plot`)."""
+    app's exporters (:func:`ntkviz.gui.export.export_plot`) at ``args.width`` ×
+    ``args.height`` pixels and ``args.dpi``."""
     from ntkviz.gui.export import export_plot
     from ntkviz.gui.headless import ensure_app
     from ntkviz.gui.panels._theory_figure import TheoryPlots
@@ -98,7 +102,7 @@ def write_figure(out, view: str, width, draw) -> None:
     draw(plots)
     app.processEvents()
     try:
-        export_plot(plots.plots[view], out, width)
+        export_plot(plots.plots[view], out, args.width, args.height, args.dpi)
     finally:
         widget.close()
         widget.deleteLater()
@@ -135,7 +139,7 @@ def run(args) -> int:
     else:
         from ntkviz.gui.panels._theory_figure import spectrum_series
 
-        write_figure(out, view, args.width, lambda plots: plots.draw_spectra([spectrum_series(response)]))
+        write_figure(out, view, args, lambda plots: plots.draw_spectra([spectrum_series(response)]))
     print(f"gram-spectrum: {response.summary()}; wrote {out}")
     return 0
 

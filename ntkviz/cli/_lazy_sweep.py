@@ -32,7 +32,7 @@ from ntkviz.limits import (ALPHA_RANGE, INITS, LR_RANGE, SEED_RANGE, STEPS_RANGE
                            TRAIN_DIM_RANGE, TRAIN_SAMPLES_RANGE, TRAIN_WIDTH_RANGE)
 
 #: figure formats: the sweep view of the Lazy training tab
-FIGURE_SUFFIXES = (".png", ".svg")
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 #: --view -> the sweep figure (``sweep_plot`` of the training model)
 VIEWS = {"alpha": "alpha", "width": "width", "double-descent": "double_descent"}
 
@@ -98,9 +98,9 @@ def register(sub) -> None:
                    help="figure of .png/.svg: alpha (against α), width (against m, per scaling) or "
                         "double-descent (test loss against m/n); default: double-descent with --train "
                         "last and several widths, width with one α and several widths, else alpha")
-    from ntkviz.cli._export import add_width_option
+    from ntkviz.cli._export import add_size_options
 
-    add_width_option(p)
+    add_size_options(p)
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output: .csv (one row per (α, width)), .png or .svg (the tab's sweep figure)")
     p.set_defaults(func=run)
@@ -141,7 +141,7 @@ def _plot(args, alphas, widths) -> str:
 
 
 def run(args) -> int:
-    from ntkviz.cli._export import check_width
+    from ntkviz.cli._export import check_size
 
     alphas = _numbers("--alphas", args.alphas, float, *ALPHA_RANGE)
     widths = _numbers("--widths", args.widths, int, *TRAIN_WIDTH_RANGE)
@@ -151,10 +151,13 @@ def run(args) -> int:
                        f"got --train {args.train}")
     figure = Path(args.out).suffix.lower() in FIGURE_SUFFIXES
     out = output_path(args.out, (".csv", *FIGURE_SUFFIXES))
-    check_width(args.width)
-    if not figure and (args.view is not None or args.width is not None):
-        raise CliError(f"--{'view' if args.view is not None else 'width'} applies to a .png or .svg "
-                       f"figure, got --out {out.name}")
+    try:
+        check_size(args.width, args.height, args.dpi)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    given = [name for name in ("view", "width", "height", "dpi") if getattr(args, name) is not None]
+    if not figure and given:
+        raise CliError(f"--{given[0]} applies to a .png, .svg or .pdf figure, got --out {out.name}")
     from ntkviz.jobs import LazySweepSetRequest
 
     request = LazySweepSetRequest.of(
@@ -252,7 +255,7 @@ def _write_figure(out: Path, request, args, plot: str):
 
     try:
         run_export(out, "training", params, SWEEP_VIEWS[plot], args.width, size=PANEL_SIZE,
-                   prepare=wait_for_sweep)
+                   prepare=wait_for_sweep, height=args.height, dpi=args.dpi)
     finally:
         bar.close()
     return drawn["response"]

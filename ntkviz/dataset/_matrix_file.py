@@ -40,9 +40,12 @@ class GramMatrix:
 def read_gram(path, max_size: int) -> GramMatrix:
     """The Gram matrix in ``path`` (``.zarr`` store or ``.npy``), at most ``max_size`` rows;
     :func:`read_gram_blocks` without progress."""
-    from ntkviz.jobs._run import run_to_end
-
-    return run_to_end(read_gram_blocks(path, max_size))
+    blocks = read_gram_blocks(path, max_size)
+    while True:
+        try:
+            next(blocks)
+        except StopIteration as stop:
+            return stop.value
 
 
 def read_gram_blocks(path, max_size: int) -> Iterator[float]:

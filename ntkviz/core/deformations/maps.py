@@ -58,7 +58,8 @@ _REGISTRY = {
     "ckn": FeatureMap("ckn", "CKN", "CKN feature map (last layer trained), exact infinite-width kernel", True),
     "ntk": FeatureMap("ntk", "NTK", "convolutional NTK feature map, exact infinite-width kernel", True),
     "scattering": FeatureMap("scattering", "scattering",
-                             "S_J x = {x*φ_J, |x*ψ_λ1|*φ_J, ||x*ψ_λ1|*ψ_λ2|*φ_J}, sampled every 2^J px",
+                             "S<sub>J</sub>x = {x⋆φ<sub>J</sub>, |x⋆ψ<sub>λ1</sub>|⋆φ<sub>J</sub>, "
+                             "||x⋆ψ<sub>λ1</sub>|⋆ψ<sub>λ2</sub>|⋆φ<sub>J</sub>}, sampled every 2<sup>J</sup> px",
                              False),
     "fourier": FeatureMap("fourier", "Fourier modulus", "|x̂(ω)|, unitary 2-D DFT", False),
     "pixels": FeatureMap("pixels", "pixels", "x itself", False),

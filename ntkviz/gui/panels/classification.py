@@ -106,7 +106,7 @@ class QtClassificationPanel(OnDemandPanel):
         tips = {"ckn": "exact convolutional kernel network (last layer trained)",
                 "ntk": "exact convolutional neural tangent kernel",
                 "pixels": "Gaussian kernel exp(−|x − y|²/(2h²)) on raw pixels, h the median distance",
-                "scattering": "the same Gaussian kernel on the scattering coefficients S_J x "
+                "scattering": "the same Gaussian kernel on the scattering coefficients S<sub>J</sub>x "
                               "(J = 2, L = 8), h the median distance"}
         for i, k in enumerate(ALL_KERNELS):
             cb = QtWidgets.QCheckBox(STYLE[k][0])
@@ -116,7 +116,7 @@ class QtClassificationPanel(OnDemandPanel):
             kernels.addWidget(cb, i // 2, i % 2)
         self.sizes_edit = line_edit("Training sizes, comma-separated (nested subsets of a seeded "
                                     "permutation).")
-        self.test_spin = int_spin(limits.CLASSIFY_TEST_RANGE, "Test digits n_test (the rest of the 1,000 "
+        self.test_spin = int_spin(limits.CLASSIFY_TEST_RANGE, "Test digits (the rest of the 1,000 "
                                                               "bundled digits is the training pool).")
         self.ridge_edit = line_edit("Ridge relative to the mean kernel diagonal, or 'auto': 5-fold "
                                     "cross-validation on the training set.")
@@ -372,7 +372,7 @@ class QtClassificationPanel(OnDemandPanel):
             ridges = "; ".join(f"{STYLE[k][0]} {lam:g}" for (k, n), lam in
                                response.result.ridges.items() if n == max(response.train_sizes))
             note = response.result.coverage_warning()
-            self.info.setText(f"done. n_test = {response.n_test}; ridge (relative) at n = "
+            self.info.setText(f"done. {response.n_test} test digits; ridge (relative) at n = "
                               f"{max(response.train_sizes)}: {ridges}" + (f"\nwarning: {note}" if note else ""))
         self.accuracy.draw(response)
         self._draw_confusion(response)

@@ -45,6 +45,7 @@ from ntkviz.gui.panels._base import OnDemandPanel, _NotDrawn
 from ntkviz.gui.panels._kernel_controls import scroll_column, set_checked
 from ntkviz.gui.panels._stability_figure import StabilityFigure
 from ntkviz.gui.panels._stability_sets_figure import SetsFigure
+from ntkviz.gui.status import ProgressClock
 from ntkviz.gui.workers import JobSlot
 from ntkviz.models.stability import FAMILY_AXES, FIGURE_FIELDS, FIGURES, family_defaults, sweep_defaults
 
@@ -105,7 +106,9 @@ class QtStabilityPanel(OnDemandPanel):
     run_button = _PerFigure()
     cancel_button = _PerFigure()
     progress = _PerFigure()
+    clock = _PerFigure()
     info = _PerFigure()
+    job_buttons = _PerFigure()
 
     def __init__(self, dispatcher, parent=None, model=None, spec=None):
         super().__init__(dispatcher, parent, model, spec)  # the amplitude figure's slot and state
@@ -210,6 +213,8 @@ class QtStabilityPanel(OnDemandPanel):
         with self._focus(figure):
             self.run_button, self.cancel_button = controls.run_button, controls.cancel_button
             self.progress, self.info = controls.progress, controls.info
+            self.clock = ProgressClock(self.progress)
+            self.use_job_buttons(controls.run_button, controls.cancel_button)
         controls.run_button.clicked.connect(lambda: self._in(figure, self.start))
         controls.cancel_button.clicked.connect(lambda: self._in(figure, self.cancel))
         self.slot_of(figure).busy.connect(lambda busy: self._in(figure, self._on_busy, busy))
@@ -252,7 +257,7 @@ class QtStabilityPanel(OnDemandPanel):
             box.toggled.connect(lambda _on: self._on_maps())
             maps.addWidget(box, i // 2, i % 2)  # two columns: "scattering" fits the 350 px column
             self.map_boxes[name] = box
-        self.scat_j = int_spin(limits.SCATTERING_J_RANGE, "Scattering map: averaging scale 2^J (2^J ≤ 28).")
+        self.scat_j = int_spin(limits.SCATTERING_J_RANGE, "Scattering map: averaging scale 2<sup>J</sup> (2<sup>J</sup> ≤ 28).")
         self.scat_l = int_spin(limits.SCATTERING_L_RANGE, "Scattering map: orientations in [0, π).")
         scattering = QtWidgets.QHBoxLayout()
         for text, w in (("J", self.scat_j), ("L", self.scat_l)):

@@ -34,7 +34,7 @@ class MapChoice(QtWidgets.QGroupBox):
             grid.addWidget(box, i // 3, i % 3)
         tip = "of the scattering read-out (Morlet wavelets, orders 0–2, zero padding)"
         self.j_spin = int_spin((limits.SCATTERING_J_RANGE[0], EDITOR_J_MAX),
-                               f"J: averaging scale 2^J px {tip}; 2^J at most the 28-px side.")
+                               f"J: averaging scale 2<sup>J</sup> px {tip}; 2<sup>J</sup> at most the 28-px side.")
         self.l_spin = int_spin(limits.SCATTERING_L_RANGE, f"L: orientations in [0, π) {tip}.")
         row = QtWidgets.QHBoxLayout()
         for text, spin in (("scattering J", self.j_spin), ("L", self.l_spin)):

@@ -50,7 +50,7 @@ class ImageSource(QtWidgets.QGroupBox):
         self.probe_button = QtWidgets.QPushButton("Gabor probe")
         tip = ("The 64 × 64 Gabor probe cos(ω₀⟨e, u − c⟩) exp(−|u − c|²/(2σ²)), σ = 8 px, e at "
                "22.5°: its spectrum is two bumps at ±ω₀e, which the wavelets of scale j pick up "
-               "where ξ_j = 3π/4·2^−j is near ω₀.")
+               "where ξ<sub>j</sub> = 3π/4·2<sup>−j</sup> is near ω₀.")
         self.probe_button.setToolTip(tip)
         self.omega0 = LabeledSlider("ω₀", OMEGA0_RANGE[0], OMEGA0_RANGE[1], math.pi / 2,
                                     mapping="float", steps=400, decimals=4, units=" rad/px",
@@ -124,17 +124,17 @@ class TransformControls(QtWidgets.QGroupBox):
         self.write = panel.write
         form = QtWidgets.QFormLayout(self)
         self.j_spin = int_spin(limits.SCATTERING_J_RANGE,
-                               "J: the coefficients are averaged by φ_J and sampled every 2^J px; "
-                               "wavelet scales j = 0 … J − 1 (σ_j = 0.8·2^j px, ξ_j = 3π/4·2^−j "
-                               "rad/px). 2^J at most the image's side.")
+                               "J: the coefficients are averaged by φ<sub>J</sub> and sampled every 2<sup>J</sup> px; "
+                               "wavelet scales j = 0 … J − 1 (σ<sub>j</sub> = 0.8·2<sup>j</sup> px, ξ<sub>j</sub> = "
+                               "3π/4·2<sup>−j</sup> rad/px). 2<sup>J</sup> at most the image's side.")
         self.l_spin = int_spin(limits.SCATTERING_L_RANGE,
-                               "L: wavelet orientations θ_l = (⌊L/2⌋ − 1 − l)π/L in [0, π) "
+                               "L: wavelet orientations θ<sub>l</sub> = (⌊L/2⌋ − 1 − l)π/L in [0, π) "
                                "(kymatio's order).")
-        self.order = combo(["0", "1", "2"], "Highest order: 0 (x⋆φ_J), 1 (|x⋆ψ_λ1|⋆φ_J), "
-                                            "2 (||x⋆ψ_λ1|⋆ψ_λ2|⋆φ_J, j1 < j2).")
+        self.order = combo(["0", "1", "2"], "Highest order: 0 (x⋆φ<sub>J</sub>), 1 (|x⋆ψ<sub>λ1</sub>|⋆φ<sub>J</sub>), "
+                                            "2 (||x⋆ψ<sub>λ1</sub>|⋆ψ<sub>λ2</sub>|⋆φ<sub>J</sub>, j₁ &lt; j₂).")
         self.padding = combo(PADDINGS, "zero: the image vanishes outside its frame; reflect: "
                                        "mirrored (kymatio's); periodic: one period of a periodic "
-                                       "image (sides multiples of 2^J).")
+                                       "image (sides multiples of 2<sup>J</sup>).")
         form.addRow("J", self.j_spin)
         form.addRow("L", self.l_spin)
         form.addRow("order", self.order)
@@ -161,7 +161,7 @@ class SecondOrderChoice(QtWidgets.QGroupBox):
         super().__init__("Order-2 grid", parent)
         self.write = panel.write
         form = QtWidgets.QFormLayout(self)
-        self.pairs = combo([], "The order-2 coefficients ||x⋆ψ_{j1,θ1}|⋆ψ_{j2,θ2}|⋆φ_J of these "
+        self.pairs = combo([], "The order-2 coefficients ||x⋆ψ<sub>j1,θ1</sub>|⋆ψ<sub>j2,θ2</sub>|⋆φ<sub>J</sub> of these "
                                "scales, tiled by (θ1, θ2).")
         form.addRow("scales", self.pairs)
         self.pairs.currentIndexChanged.connect(self._on_pair)

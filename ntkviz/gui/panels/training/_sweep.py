@@ -91,7 +91,7 @@ class SweepControls(QtWidgets.QWidget):
         self.gap.setDecimals(3)
         self.gap.setSingleStep(0.05)
         self.gap.setKeyboardTracking(False)
-        self.gap.setToolTip("α*: where |L_net − L_lin|/L_lin of the mean test losses reaches this "
+        self.gap.setToolTip("α*: where |L<sub>net</sub> − L<sub>lin</sub>|/L<sub>lin</sub> of the mean test losses reaches this "
                             "gap, scanning down from the largest α")
         sweep = form_group("Sweep", [("α values", self.alphas), ("widths m", self.widths),
                                      ("scaling", scaling_row), ("trained layers", self.train),
@@ -102,7 +102,7 @@ class SweepControls(QtWidgets.QWidget):
         int_log = dict(mapping="log", integer=True, steps=300)
         self.data = {
             "dim": LabeledSlider("d", *limits.TRAIN_DIM_RANGE, params.dim, **int_log,
-                                 tooltip="input dimension: inputs on S^{d−1}"),
+                                 tooltip="input dimension: inputs on Sᵈ⁻¹"),
             "samples": LabeledSlider("n", *limits.TRAIN_SAMPLES_RANGE, params.samples, **int_log,
                                      tooltip="training inputs"),
             "teacher": LabeledSlider("m₀", *limits.TEACHER_RANGE, params.teacher,

@@ -42,7 +42,7 @@ SCALING_NAMES = {"ntk": "NTK 1/√m", "meanfield": "mean field 1/m", "none": "s 
 METRIC_NAMES = {
     "test_loss_net": "test loss (net)", "test_loss_linear": "test loss (linearisation)",
     "test_loss_kernel": "test loss (kernel, m → ∞)", "train_loss_net": "train loss (net)",
-    "displacement": "‖w − w₀‖/‖w₀‖", "kernel_drift": "kernel drift ‖K_t − K₀‖/‖K₀‖",
+    "displacement": "‖w − w₀‖/‖w₀‖", "kernel_drift": "kernel drift ‖Kₜ − K₀‖/‖K₀‖",
     "flip_share": "share of flipped ReLU patterns", "kappa_alpha": "laziness κ_α at w₀",
 }
 #: the test losses on the left plot: (quantity, legend text, line style, marker)
