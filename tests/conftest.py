@@ -3,6 +3,7 @@ HOME (for the tests and every process they start), paths to golden data."""
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -40,6 +41,22 @@ atexit.register(shutil.rmtree, os.environ["HOME"], True)
 import pytest  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
+
+
+# Python's cyclic garbage collector runs on the main thread only, between tests: a
+# collection started by whichever thread crosses the allocation threshold (a Dask or zarr
+# I/O thread) would free the Qt and pyqtgraph objects earlier tests left in cycles on that
+# thread, and crash the interpreter. The GUI tests collect on the GUI thread while they run
+# (tests/gui/conftest.py); what falls due is collected here, as CPython would have.
+gc.disable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_main_thread():
+    from ntkviz._env import collect_due_garbage
+
+    yield
+    collect_due_garbage()
 
 
 @pytest.fixture(scope="session")

@@ -90,7 +90,7 @@ def write_figure(out, view: str, args, draw) -> None:
     app's exporters (:func:`ntkviz.gui.export.export_plot`) at ``args.width`` ×
     ``args.height`` pixels and ``args.dpi``."""
     from ntkviz.gui.export import export_plot
-    from ntkviz.gui.headless import ensure_app
+    from ntkviz.gui.headless import ensure_app, free_widgets
     from ntkviz.gui.panels._theory_figure import TheoryPlots
 
     app = ensure_app()
@@ -104,8 +104,7 @@ def write_figure(out, view: str, args, draw) -> None:
     try:
         export_plot(plots.plots[view], out, args.width, args.height, args.dpi)
     finally:
-        widget.close()
-        widget.deleteLater()
+        free_widgets(widget)
 
 
 def drive(request, label: str):

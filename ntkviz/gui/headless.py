@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter",
+__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter", "free_widgets",
            "PANEL_SIZE"]
 
 #: on-screen size of the offscreen panel (sets the figure's aspect ratio)
@@ -170,5 +170,19 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
         return panel.response
     finally:
         panel.dispatcher.shutdown()
-        panel.close()
-        panel.deleteLater()
+        free_widgets(panel)
+
+
+def free_widgets(*widgets) -> None:
+    """Close and delete ``widgets`` now, and collect the garbage they leave, on this (the
+    GUI) thread: pyqtgraph items caught in reference cycles must not wait for a collection
+    that a worker thread (Dask's, zarr's I/O loop) could run later."""
+    import gc
+
+    from PySide6 import QtCore
+
+    for widget in widgets:
+        widget.close()
+        widget.deleteLater()
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    gc.collect()
