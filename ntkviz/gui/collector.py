@@ -74,3 +74,7 @@ class GuiThreadGarbageCollector:
         """Collect the oldest generation whose allocation count passed its threshold
         (younger ones with it); returns the number of unreachable objects found."""
         return collect_due_garbage()
+
+
+#: the process's collector (held by every open :class:`ntkviz.gui.workers.Dispatcher`)
+GUI_THREAD_GC = GuiThreadGarbageCollector()
