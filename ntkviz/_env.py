@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import importlib
 import os
@@ -208,18 +207,3 @@ def parallel_section():
                       stacklevel=3)
     with _PARALLEL_LOCK:
         yield
-
-
-def collect_due_garbage() -> int:
-    """Collect the oldest generation whose allocation count passed its threshold (the
-    younger ones with it), as CPython's automatic collection would, but on the calling
-    thread; returns the number of unreachable objects found. Used where automatic
-    collection is off so that no worker thread frees Qt objects
-    (:mod:`ntkviz.gui.collector`)."""
-    counts, thresholds = gc.get_count(), gc.get_threshold()
-    generation = -1
-    for g in range(3):
-        if counts[g] <= thresholds[g]:
-            break
-        generation = g
-    return gc.collect(generation) if generation >= 0 else 0

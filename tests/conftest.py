@@ -43,20 +43,13 @@ import pytest  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 
 
-# Python's cyclic garbage collector runs on the main thread only, between tests: a
-# collection started by whichever thread crosses the allocation threshold (a Dask or zarr
-# I/O thread) would free the Qt and pyqtgraph objects earlier tests left in cycles on that
-# thread, and crash the interpreter. The GUI tests collect on the GUI thread while they run
-# (tests/gui/conftest.py); what falls due is collected here, as CPython would have.
+# Python's cyclic garbage collector is off for the session: a collection started by
+# whichever thread crosses the allocation threshold (a Dask or zarr I/O thread), or one that
+# comes after the C++ objects behind them are gone, would free the Qt and pyqtgraph objects
+# earlier tests left in cycles and crash the interpreter. The GUI tests collect their own
+# garbage on the GUI thread while their widgets exist (tests/gui/conftest.py, as the app's
+# dispatcher does); reference counting frees everything else.
 gc.disable()
-
-
-@pytest.fixture(autouse=True)
-def _collect_on_the_main_thread():
-    from ntkviz._env import collect_due_garbage
-
-    yield
-    collect_due_garbage()
 
 
 @pytest.fixture(scope="session")

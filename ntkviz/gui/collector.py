@@ -13,8 +13,6 @@ import gc
 
 from PySide6.QtCore import QTimer
 
-from ntkviz._env import collect_due_garbage
-
 __all__ = ["GuiThreadGarbageCollector", "GUI_THREAD_GC"]
 
 
@@ -73,8 +71,16 @@ class GuiThreadGarbageCollector:
     def collect() -> int:
         """Collect the oldest generation whose allocation count passed its threshold
         (younger ones with it); returns the number of unreachable objects found."""
-        return collect_due_garbage()
+        counts, thresholds = gc.get_count(), gc.get_threshold()
+        generation = -1
+        for g in range(3):
+            if counts[g] <= thresholds[g]:
+                break
+            generation = g
+        return gc.collect(generation) if generation >= 0 else 0
 
 
 #: the process's collector (held by every open :class:`ntkviz.gui.workers.Dispatcher`)
 GUI_THREAD_GC = GuiThreadGarbageCollector()
+
+

@@ -174,15 +174,13 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
 
 
 def free_widgets(*widgets) -> None:
-    """Close and delete ``widgets`` now, and collect the garbage they leave, on this (the
-    GUI) thread: pyqtgraph items caught in reference cycles must not wait for a collection
-    that a worker thread (Dask's, zarr's I/O loop) could run later."""
+    """Collect the garbage of ``widgets`` on this (the GUI) thread while they still exist,
+    then close them and delete them at the event loop's next turn: pyqtgraph items caught
+    in reference cycles must not wait for a collection that a worker thread (Dask's, zarr's
+    I/O loop) could run, nor be collected after the C++ objects behind them are gone."""
     import gc
 
-    from PySide6 import QtCore
-
+    gc.collect()
     for widget in widgets:
         widget.close()
         widget.deleteLater()
-    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
-    gc.collect()
