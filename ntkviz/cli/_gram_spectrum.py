@@ -90,7 +90,7 @@ def write_figure(out, view: str, args, draw) -> None:
     app's exporters (:func:`ntkviz.gui.export.export_plot`) at ``args.width`` ×
     ``args.height`` pixels and ``args.dpi``."""
     from ntkviz.gui.export import export_plot
-    from ntkviz.gui.headless import ensure_app, free_widgets
+    from ntkviz.gui.headless import collect_garbage, ensure_app
     from ntkviz.gui.panels._theory_figure import TheoryPlots
 
     app = ensure_app()
@@ -104,7 +104,9 @@ def write_figure(out, view: str, args, draw) -> None:
     try:
         export_plot(plots.plots[view], out, args.width, args.height, args.dpi)
     finally:
-        free_widgets(widget)
+        widget.hide()  # not close(): pyqtgraph's close() clears the scene behind its items
+        del widget, plots
+        collect_garbage()
 
 
 def drive(request, label: str):

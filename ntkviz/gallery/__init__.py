@@ -66,7 +66,7 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
     """Render the gallery into ``outdir`` (created if needed); see the module notes.
     ``panels``/``cases`` restrict it to these panel keys / case names (``cases``
     given: those cases even when ``reduced``, which then only limits the sizes)."""
-    from ntkviz.gui.headless import build_panel, ensure_app
+    from ntkviz.gui.headless import build_panel, collect_garbage, ensure_app
     from ntkviz.panels import keys, view_class
 
     ensure_app()
@@ -98,7 +98,8 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
             finally:
                 panel.dispatcher.shutdown()
                 panel.close()
-                panel.deleteLater()
+                del panel
+                collect_garbage()
             report.seconds[f"{key}/{case}"] = time.perf_counter() - t0
             log(f"{key}/{case}: {time.perf_counter() - t0:.1f} s")
     _write_index(outdir, report)

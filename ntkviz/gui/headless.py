@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter", "free_widgets",
+__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter", "collect_garbage",
            "PANEL_SIZE"]
 
 #: on-screen size of the offscreen panel (sets the figure's aspect ratio)
@@ -167,20 +167,22 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
         if prepare is not None:
             prepare(panel)
         export_view(panel, view, path, width, height, dpi)
-        return panel.response
+        response = panel.response
     finally:
         panel.dispatcher.shutdown()
-        free_widgets(panel)
+        panel.close()
+        del panel
+        collect_garbage()
+    return response
 
 
-def free_widgets(*widgets) -> None:
-    """Collect the garbage of ``widgets`` on this (the GUI) thread while they still exist,
-    then close them and delete them at the event loop's next turn: pyqtgraph items caught
-    in reference cycles must not wait for a collection that a worker thread (Dask's, zarr's
-    I/O loop) could run, nor be collected after the C++ objects behind them are gone."""
+def collect_garbage() -> None:
+    """Collect garbage now, on this (the GUI) thread. Call it after hiding or closing a
+    widget and dropping the last reference to it (never ``deleteLater``, never pyqtgraph's
+    ``GraphicsView.close``, which clears the scene): Qt then deletes the C++ objects through
+    their Python owners, in this collection, while the app exists. Items deleted behind
+    their Python wrappers stay in reference cycles that crash the interpreter when a later
+    collection (on any thread) frees them."""
     import gc
 
     gc.collect()
-    for widget in widgets:
-        widget.close()
-        widget.deleteLater()

@@ -70,8 +70,8 @@ def test_gram_spectrum_refusals(store, capsys):
     import zarr
 
     gram = ["--gram", str(store / "K.zarr")]
-    _refused(["gram-spectrum", *gram, "--out", str(store / "s.pdf")], capsys,
-             "--out must end in .csv or .png or .svg")
+    _refused(["gram-spectrum", *gram, "--out", str(store / "s.jpg")], capsys,
+             "--out must end in .csv or .png or .svg or .pdf")
     np.save(store / "short.npy", np.arange(5))
     _refused(["gram-spectrum", *gram, "--labels", str(store / "short.npy"), "--out", str(store / "s.csv")],
              capsys, "5 labels, the Gram matrix has 12 rows")

@@ -179,8 +179,8 @@ def test_png_and_svg_draw_the_tab_sweep_figure(tmp_path, capsys):
     assert not list(tmp_path.glob(".*part*"))  # atomic writes leave no temporary files
 
 
-@pytest.mark.parametrize("args", [["--view", "alpha"], ["--width", "640"]])
+@pytest.mark.parametrize("args", [["--view", "alpha"], ["--width", "640"], ["--dpi", "150"]])
 def test_figure_options_need_a_figure(args, tmp_path, capsys):
     code, err = run_cli(["--alphas", "1", *args], tmp_path / "x.csv", capsys)
-    assert code == 2 and "applies to a .png or .svg figure" in err
+    assert code == 2 and "applies to a .png, .svg or .pdf figure" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "x.csv").exists()
