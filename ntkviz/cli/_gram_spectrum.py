@@ -90,23 +90,23 @@ def write_figure(out, view: str, args, draw) -> None:
     app's exporters (:func:`ntkviz.gui.export.export_plot`) at ``args.width`` ×
     ``args.height`` pixels and ``args.dpi``."""
     from ntkviz.gui.export import export_plot
-    from ntkviz.gui.headless import collect_garbage, ensure_app
+    from ntkviz.gui.headless import ensure_app, rendering
     from ntkviz.gui.panels._theory_figure import TheoryPlots
 
     app = ensure_app()
-    plots = TheoryPlots()
-    widget = plots.widgets[view]
-    widget.resize(*FIGURE_SIZE)
-    widget.show()
-    app.processEvents()
-    draw(plots)
-    app.processEvents()
-    try:
-        export_plot(plots.plots[view], out, args.width, args.height, args.dpi)
-    finally:
-        widget.hide()  # not close(): pyqtgraph's close() clears the scene behind its items
-        del widget, plots
-        collect_garbage()
+    with rendering():
+        plots = TheoryPlots()
+        widget = plots.widgets[view]
+        widget.resize(*FIGURE_SIZE)
+        widget.show()
+        app.processEvents()
+        draw(plots)
+        app.processEvents()
+        try:
+            export_plot(plots.plots[view], out, args.width, args.height, args.dpi)
+        finally:
+            widget.hide()  # not close(): pyqtgraph's close() clears the scene behind its items
+            del widget, plots
 
 
 def drive(request, label: str):

@@ -66,7 +66,7 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
     """Render the gallery into ``outdir`` (created if needed); see the module notes.
     ``panels``/``cases`` restrict it to these panel keys / case names (``cases``
     given: those cases even when ``reduced``, which then only limits the sizes)."""
-    from ntkviz.gui.headless import build_panel, collect_garbage, ensure_app
+    from ntkviz.gui.headless import build_panel, ensure_app, rendering
     from ntkviz.panels import keys, view_class
 
     ensure_app()
@@ -87,19 +87,19 @@ def render_gallery(outdir, reduced: bool = False, panels: list[str] | None = Non
             t0 = time.perf_counter()
             folder = outdir / key / case
             folder.mkdir(parents=True, exist_ok=True)
-            try:
-                panel = build_panel(view_class(key), state, timeout_s=timeout_s)
-            except Exception as exc:  # noqa: BLE001 - reported, the gallery goes on
-                report.problems.append((f"{key}/{case}", f"not computed: {exc}"))
-                log(f"{key}/{case}: NOT COMPUTED: {exc}")
-                continue
-            try:
-                _render_case(panel, folder, sizes, report)
-            finally:
-                panel.dispatcher.shutdown()
-                panel.close()
-                del panel
-                collect_garbage()
+            with rendering():
+                try:
+                    panel = build_panel(view_class(key), state, timeout_s=timeout_s)
+                except Exception as exc:  # noqa: BLE001 - reported, the gallery goes on
+                    report.problems.append((f"{key}/{case}", f"not computed: {exc}"))
+                    log(f"{key}/{case}: NOT COMPUTED: {exc}")
+                    continue
+                try:
+                    _render_case(panel, folder, sizes, report)
+                finally:
+                    panel.dispatcher.shutdown()
+                    panel.close()
+                    del panel
             report.seconds[f"{key}/{case}"] = time.perf_counter() - t0
             log(f"{key}/{case}: {time.perf_counter() - t0:.1f} s")
     _write_index(outdir, report)

@@ -7,9 +7,10 @@ dispatcher and the same request, so a headless figure matches the app's.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter", "collect_garbage",
+__all__ = ["ensure_app", "render_panel", "build_panel", "wait_computed", "install_message_filter", "rendering",
            "PANEL_SIZE"]
 
 #: on-screen size of the offscreen panel (sets the figure's aspect ratio)
@@ -162,27 +163,38 @@ def render_panel(panel_cls, state: dict | None, view: str | None, path, width: i
 
     path = Path(path)
     writer_for(path)  # an unknown suffix is refused before computing
-    panel = build_panel(panel_cls, state, size=size or PANEL_SIZE, timeout_s=timeout_s)
-    try:
-        if prepare is not None:
-            prepare(panel)
-        export_view(panel, view, path, width, height, dpi)
-        response = panel.response
-    finally:
-        panel.dispatcher.shutdown()
-        panel.close()
-        del panel
-        collect_garbage()
+    with rendering():
+        panel = build_panel(panel_cls, state, size=size or PANEL_SIZE, timeout_s=timeout_s)
+        try:
+            if prepare is not None:
+                prepare(panel)
+            export_view(panel, view, path, width, height, dpi)
+            response = panel.response
+        finally:
+            panel.dispatcher.shutdown()
+            panel.close()
+            del panel
     return response
 
 
-def collect_garbage() -> None:
-    """Collect garbage now, on this (the GUI) thread. Call it after hiding or closing a
-    widget and dropping the last reference to it (never ``deleteLater``, never pyqtgraph's
-    ``GraphicsView.close``, which clears the scene): Qt then deletes the C++ objects through
-    their Python owners, in this collection, while the app exists. Items deleted behind
-    their Python wrappers stay in reference cycles that crash the interpreter when a later
-    collection (on any thread) frees them."""
+@contextmanager
+def rendering():
+    """A headless render: its garbage is collected at the end, on this (the GUI) thread.
+
+    The GUI-thread collector is held throughout (the heap as it is at the start is
+    frozen, so the final collection traverses only what the render made). Inside, hide
+    or close the widgets and drop every reference to them — never ``deleteLater`` or
+    pyqtgraph's ``GraphicsView.close`` (which clears the scene): Qt then deletes the C++
+    objects through their Python owners in that collection. Items deleted behind their
+    Python wrappers would stay in reference cycles that crash the interpreter when a later
+    collection, on any thread, frees them."""
     import gc
 
-    gc.collect()
+    from ntkviz.gui.collector import GUI_THREAD_GC
+
+    GUI_THREAD_GC.hold()
+    try:
+        yield
+    finally:
+        gc.collect()
+        GUI_THREAD_GC.release()

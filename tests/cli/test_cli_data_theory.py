@@ -113,7 +113,7 @@ def test_data_theory_needs_labels_and_figure_options_need_a_figure(store, capsys
              capsys, "the following arguments are required: --labels")
     _refused(["data-theory", "--gram", str(store / "K.zarr"), "--labels", str(store / "x.npz"), "--n", "5",
               "--view", "spectrum", "--out", str(store / "t.csv")], capsys,
-             "--view applies to a figure (--out .png or .svg), not to t.csv")
+             "--view applies to a figure (--out .png, .svg or .pdf), not to t.csv")
     _refused(["data-theory", "--gram", str(store / "K.zarr"), "--labels", str(store / "x.npz"), "--n", "5",
               "--width", "8", "--out", str(store / "t.png")], capsys, "--width must be in [16, 20000]")
     assert not (store / "t.png").exists()

@@ -22,7 +22,6 @@ def _gc_on_the_gui_thread(request, qapp):
 
     if request.node.get_closest_marker("own_gc"):
         yield
-        gc.collect()
         return
     from ntkviz.gui.collector import GUI_THREAD_GC
 

@@ -294,13 +294,14 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
     """While a dispatcher is open, a job making cyclic garbage on a worker thread never
     runs a collection there (a collection on a worker frees pyqtgraph items of the GUI
     thread from the wrong thread); the GUI-thread timer collects it; after shutdown
-    automatic collection is back."""
+    automatic collection is as it was before."""
     import gc
 
     from ntkviz.gui.collector import GUI_THREAD_GC
     from ntkviz.gui.workers import Dispatcher
 
     held_before = GUI_THREAD_GC.held  # by a dispatcher another test left open, if any
+    enabled_before = gc.isenabled()  # the test session turns automatic collection off
     collections = []  # (thread, generation) of every collection
 
     def record(phase, info):
@@ -330,7 +331,7 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qapp):
         d.shutdown()
         gc.callbacks.remove(record)
     assert not any(t == worker for t, _ in collections), "a collection ran on the worker thread"
-    assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (not held_before)
+    assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (enabled_before and not held_before)
 
 
 @pytest.mark.own_gc
@@ -341,10 +342,11 @@ def test_the_collector_is_held_until_every_dispatcher_is_shut_down(qapp):
     from ntkviz.gui.workers import Dispatcher
 
     held_before = GUI_THREAD_GC.held  # by a dispatcher another test left open, if any
+    enabled_before = gc.isenabled()  # the test session turns automatic collection off
     a, b = Dispatcher(), Dispatcher()
     a.shutdown()
     assert GUI_THREAD_GC.held and not gc.isenabled()
     a.shutdown()  # twice: still held by b
     assert GUI_THREAD_GC.held
     b.shutdown()
-    assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (not held_before)
+    assert GUI_THREAD_GC.held == held_before and gc.isenabled() == (enabled_before and not held_before)
