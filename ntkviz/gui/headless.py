@@ -22,13 +22,18 @@ def ensure_app():
     (with ntkviz's white-background pyqtgraph options)."""
     from PySide6 import QtWidgets
 
+    global _APP
     app = QtWidgets.QApplication.instance()
     if app is None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         install_message_filter()
-        app = QtWidgets.QApplication(["ntkviz"])
+        app = _APP = QtWidgets.QApplication(["ntkviz"])  # lives as long as the process
     configure_pyqtgraph()
     return app
+
+
+#: the application :func:`ensure_app` created (a collection must never free it)
+_APP = None
 
 
 #: harmless Qt messages of the offscreen platform
@@ -192,6 +197,7 @@ def rendering():
 
     from ntkviz.gui.collector import GUI_THREAD_GC
 
+    ensure_app()  # the collector's timer needs the application's event dispatcher
     GUI_THREAD_GC.hold()
     try:
         yield
