@@ -136,6 +136,9 @@ class FrequencyFigure:
         self.legend = _with_legend(layout, self.plot, 2)
         self.curves: list = []
         self._entries: tuple = ()
+        self.plot.setRange(xRange=(-math.pi, math.pi), yRange=(-math.pi, math.pi), padding=0)
+        for side in ("bottom", "left"):  # the frequency plane, whatever is drawn in it
+            use_angle_axis(self.plot, -math.pi, math.pi, side)
         empty_note(self.plot, "computing…")
 
     def draw(self, f, J: int) -> None:
