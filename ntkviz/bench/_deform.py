@@ -148,7 +148,7 @@ def _default_sweep(repeats: int) -> Result:
     size = (f"{len(req.digits)} digits x {len(req.amplitudes)} amplitudes x {len(req.seeds)} seed, "
             f"{model.params.family}, {model.params.architecture}, "
             f"{req.reference_per_class} reference digits/label")
-    return Result("stability: default sweep", median_time(req.run, max(1, min(repeats, 3))),
+    return Result("stability: default sweep", median_time(req, max(1, min(repeats, 3))),
                   note=size)
 
 
