@@ -96,7 +96,7 @@ def test_unknown_tab_is_refused_before_a_window_opens(tmp_path, out):
                 tmp_path, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("ntkviz gui: error: --tab must be one of kernel, spectrum, "
-                                   "deformation, stability, training, classification, learning; "
+                                   "deformation, stability, training, classification, learning, scattering; "
                                    "got 'stabilty'")
     assert list(out.iterdir()) == []
 

@@ -18,6 +18,7 @@ SMALL = {
     "classification": {"kernels": ["pixels"], "train_sizes": [10], "test_size": 10,
                        "amplitudes": [0.0], "use_cache": False},
     "learning": {"kmax": 20, "n": 50},
+    "scattering": {"L": 4, "order": 1},
 }
 
 
