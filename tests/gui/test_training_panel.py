@@ -262,8 +262,8 @@ def test_extreme_alphas_draw_finite_frames_with_labelled_axes(qtbot, panel, alph
             assert axis.labelUnitPrefix == "" and axis.autoSIPrefixScale == 1.0
             try:  # the ranges follow the last frame's layout, a moment later on a busy machine
                 qtbot.waitUntil(lambda: len(labelled(axis)) >= 3, timeout=5000)
-            except AssertionError:
-                pass
+            except qtbot.TimeoutError:
+                pass  # the assertion below says what the axis shows
             assert len(labelled(axis)) >= 3, (plot.titleLabel.text, name, labelled(axis))
 
 
