@@ -111,8 +111,7 @@ def _sweep_stall() -> tuple[float, float, float, int, float]:
         return max(gaps), statistics.median(gaps), elapsed, drawings["n"], cpu / max(drawings["n"], 1)
     finally:
         panel.dispatcher.shutdown()
-        panel.close()
-        panel.deleteLater()
+        panel.close()  # freed through its Python owner (ntkviz.gui.headless.rendering: never deleteLater)
 
 
 def stall_results(repeats: int) -> list[Result]:
@@ -189,8 +188,7 @@ def _drawn_fps(seconds: float = 3.0) -> tuple[float, float, float, float]:
     finally:
         viewport.removeEventFilter(counter)
         panel.dispatcher.shutdown()
-        panel.close()
-        panel.deleteLater()
+        panel.close()  # freed through its Python owner (ntkviz.gui.headless.rendering: never deleteLater)
 
 
 def run(repeats: int) -> list[Result]:
